@@ -1,0 +1,278 @@
+import { extendApi } from '@anatine/zod-openapi';
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errors } from './common/errors';
+import { access } from './common/meta';
+import { CustomFields, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
+
+const c = initContract();
+const meta = access('Addresses');
+
+export const addressStatuses = ['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'] as const;
+
+export const AddressStatus = extendApi(z.enum(addressStatuses), {
+  title: 'AddressStatus',
+  description: 'assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway',
+  example: 'assigned',
+});
+
+/**
+ * A MAC address as typed: colon- or hyphen-separated pairs (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF) or 12 bare hex
+ * digits (aabbccddeeff); the server stores it lower-case and colon-separated. An empty string clears it.
+ */
+const MacAddressInput = z
+  .string()
+  .regex(
+    /^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$/,
+    'must be a MAC address such as aa:bb:cc:dd:ee:ff (or empty to clear)',
+  )
+  .describe(
+    'MAC address: aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabbccddeeff; stored as lower-case colon-separated hex. ' +
+      'An empty string clears it',
+  );
+
+const addressExample = {
+  id: '5d7e8f90-a1b2-4c3d-9e4f-5a6b7c8d9e0f',
+  subnet_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  ip: '10.0.1.10',
+  hostname: 'web-01.example.com',
+  mac_address: '00:1a:2b:3c:4d:5e',
+  description: 'Frontend web server',
+  status: 'assigned',
+  owner: 'netops',
+  ptr_record: 'web-01.example.com',
+  created_at: '2026-11-22T10:00:00.000Z',
+  updated_at: '2026-11-22T10:00:00.000Z',
+};
+
+export const Address = extendApi(
+  z
+    .object({
+      id: Uuid,
+      subnet_id: Uuid.describe('Subnet the address belongs to: the smallest subnet containing it'),
+      ip: z.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
+      hostname: z.string(),
+      mac_address: z.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
+      description: z.string(),
+      status: AddressStatus,
+      owner: z.string(),
+      ptr_record: z.string().optional().describe('Reverse DNS name; omitted when unset'),
+      custom_fields: CustomFields.optional(),
+      last_seen: Timestamp.optional().describe('When the address was last seen on the network; omitted when unset'),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    })
+    .strict(),
+  {
+    title: 'Address',
+    description: 'An IP address record inside a subnet',
+    example: addressExample,
+  },
+);
+
+const addressFields = {
+  hostname: text(253).describe('Host name, e.g. web-01.example.com'),
+  mac_address: MacAddressInput,
+  description: text(),
+  owner: text(200).describe('Person or team responsible'),
+};
+
+export const CreateAddressBody = extendApi(
+  z
+    .object({
+      ip: z
+        .string()
+        .ip()
+        .describe('IPv4 or IPv6 address inside the subnet, not yet assigned, e.g. 10.0.1.10 or 2001:db8::10'),
+      hostname: addressFields.hostname.optional(),
+      mac_address: addressFields.mac_address.optional(),
+      description: addressFields.description.optional(),
+      status: z.enum(addressStatuses).default('assigned').describe('Status of the new address; default assigned'),
+      owner: addressFields.owner.optional(),
+      custom_fields: CustomFields.optional(),
+    })
+    .strict(),
+  {
+    title: 'CreateAddressBody',
+    example: { ip: '10.0.1.10', hostname: 'web-01.example.com', mac_address: '00:1a:2b:3c:4d:5e', status: 'assigned' },
+  },
+);
+
+export const UpdateAddressBody = extendApi(
+  z
+    .object({
+      hostname: addressFields.hostname.optional(),
+      mac_address: addressFields.mac_address.optional(),
+      description: addressFields.description.optional(),
+      status: AddressStatus.optional(),
+      owner: addressFields.owner.optional(),
+      custom_fields: CustomFields.optional(),
+    })
+    .strict(),
+  {
+    title: 'UpdateAddressBody',
+    description: 'Only the fields given change. `ip` cannot be changed.',
+    example: { status: 'reserved', owner: 'platform-team' },
+  },
+);
+
+export const BatchCreateAddressesBody = extendApi(
+  z
+    .object({
+      ips: z.array(z.string().ip()).min(1).max(500).describe('1 to 500 IPv4 or IPv6 addresses inside the subnet'),
+      status: z.enum(addressStatuses).default('reserved').describe('Status of every created address; default reserved'),
+    })
+    .strict(),
+  {
+    title: 'BatchCreateAddressesBody',
+    example: { ips: ['10.0.1.20', '10.0.1.21', '10.0.1.22'], status: 'reserved' },
+  },
+);
+
+export const BatchUpdateAddressesBody = extendApi(
+  z
+    .object({
+      ids: z.array(Uuid).min(1).max(500).describe('1 to 500 address ids'),
+      status: AddressStatus.optional(),
+      owner: addressFields.owner.optional(),
+    })
+    .strict()
+    .refine((body) => body.status !== undefined || body.owner !== undefined, {
+      message: 'give status, owner or both',
+      path: ['status'],
+    }),
+  {
+    title: 'BatchUpdateAddressesBody',
+    description: 'Sets status and/or owner (at least one) on every address given',
+    example: {
+      ids: ['5d7e8f90-a1b2-4c3d-9e4f-5a6b7c8d9e0f', '6e8f90a1-b2c3-4d4e-8f5a-6b7c8d9e0f1a'],
+      status: 'reserved',
+    },
+  },
+);
+
+export const BatchDeleteAddressesBody = extendApi(
+  z
+    .object({
+      ids: z.array(Uuid).min(1).max(500).describe('1 to 500 address ids'),
+    })
+    .strict(),
+  {
+    title: 'BatchDeleteAddressesBody',
+    example: { ids: ['5d7e8f90-a1b2-4c3d-9e4f-5a6b7c8d9e0f', '6e8f90a1-b2c3-4d4e-8f5a-6b7c8d9e0f1a'] },
+  },
+);
+
+export const AddressBatchCreateResult = extendApi(
+  z.object({ created: z.number().int().nonnegative().describe('Addresses created') }).strict(),
+  { title: 'AddressBatchCreateResult', description: 'Number of addresses created', example: { created: 3 } },
+);
+
+export const AddressBatchUpdateResult = extendApi(
+  z.object({ updated: z.number().int().nonnegative().describe('Addresses updated') }).strict(),
+  { title: 'AddressBatchUpdateResult', description: 'Number of addresses updated', example: { updated: 2 } },
+);
+
+export const AddressBatchDeleteResult = extendApi(
+  z.object({ deleted: z.number().int().nonnegative().describe('Addresses deleted') }).strict(),
+  { title: 'AddressBatchDeleteResult', description: 'Number of addresses deleted', example: { deleted: 2 } },
+);
+
+export const ListAddressesQuery = z
+  .object({
+    limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
+    offset: Offset,
+  })
+  .strict();
+
+export const addressesContract = c.router({
+  listSubnetAddresses: {
+    method: 'GET',
+    path: '/subnets/:id/addresses',
+    summary: 'List the addresses of a subnet',
+    description:
+      'Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before ' +
+      '2001:db8::10). Paginated with limit and offset; the total is in the `X-Total-Count` header.',
+    metadata: { ...meta.read, totalCountHeader: true },
+    pathParams: IdParams,
+    query: ListAddressesQuery,
+    responses: { 200: z.array(Address), ...errors(400, 401, 403, 404, 429) },
+  },
+  createAddress: {
+    method: 'POST',
+    path: '/subnets/:id/addresses',
+    summary: 'Create an address',
+    description:
+      'Records an address (e.g. 10.0.1.10 in 10.0.1.0/24, or 2001:db8::10 in 2001:db8::/48). The ip must lie in ' +
+      'the subnet’s range, not inside one of its child subnets, and not be assigned yet (400 otherwise). Status ' +
+      'defaults to assigned. Counts against the plan’s address limit (402 when reached).',
+    metadata: meta.write,
+    pathParams: IdParams,
+    body: CreateAddressBody,
+    responses: { 201: Address, ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+  },
+  batchCreateAddresses: {
+    method: 'POST',
+    path: '/subnets/:id/addresses/batch-create',
+    summary: 'Create addresses in bulk',
+    description:
+      'Creates up to 500 addresses in the subnet with one status (default reserved). Every ip is validated first: ' +
+      'one invalid or outside the subnet fails the whole request (400) and nothing is created. Ips already ' +
+      'assigned are skipped. Answers 200 with the number created, like the other batch operations. Counts against ' +
+      'the plan’s address limit (402).',
+    metadata: meta.write,
+    pathParams: IdParams,
+    body: BatchCreateAddressesBody,
+    responses: { 200: AddressBatchCreateResult, ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+  },
+  batchUpdateAddresses: {
+    method: 'POST',
+    path: '/addresses/batch-update',
+    summary: 'Update addresses in bulk',
+    description:
+      'Sets status and/or owner on up to 500 addresses. Ids not found in the caller’s organisation are skipped ' +
+      'and not counted. Answers 200 with the number updated.',
+    metadata: meta.write,
+    body: BatchUpdateAddressesBody,
+    responses: { 200: AddressBatchUpdateResult, ...errors(400, 401, 403, 413, 415, 429) },
+  },
+  batchDeleteAddresses: {
+    method: 'POST',
+    path: '/addresses/batch-delete',
+    summary: 'Delete addresses in bulk',
+    description:
+      'Deletes up to 500 addresses, releasing their IPs. Ids not found in the caller’s organisation are skipped ' +
+      'and not counted. Answers 200 with the number deleted.',
+    metadata: meta.write,
+    body: BatchDeleteAddressesBody,
+    responses: { 200: AddressBatchDeleteResult, ...errors(400, 401, 403, 413, 415, 429) },
+  },
+  getAddress: {
+    method: 'GET',
+    path: '/addresses/:id',
+    summary: 'Get an address',
+    description: 'One address record of the caller’s organisation.',
+    metadata: meta.read,
+    pathParams: IdParams,
+    responses: { 200: Address, ...errors(400, 401, 403, 404, 429) },
+  },
+  updateAddress: {
+    method: 'PATCH',
+    path: '/addresses/:id',
+    summary: 'Update an address',
+    description: 'Changes only the fields given. The ip cannot change (a body with `ip` is refused with 400).',
+    metadata: meta.write,
+    pathParams: IdParams,
+    body: UpdateAddressBody,
+    responses: { 200: Address, ...errors(400, 401, 403, 404, 413, 415, 429) },
+  },
+  deleteAddress: {
+    method: 'DELETE',
+    path: '/addresses/:id',
+    summary: 'Delete an address',
+    description: 'Deletes the address record, releasing the IP.',
+    metadata: meta.write,
+    pathParams: IdParams,
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+  },
+});

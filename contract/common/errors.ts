@@ -1,0 +1,61 @@
+import { extendApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+
+/** Every error body. Named ApiError so orval does not shadow the global Error. */
+export const ApiError = extendApi(
+  z
+    .object({
+      error: z
+        .string()
+        .describe('Human-readable message naming the problem (the field, the limit, the conflicting network …)'),
+      code: z
+        .string()
+        .describe(
+          'Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, not_implemented …',
+        ),
+    })
+    .strict(),
+  {
+    title: 'ApiError',
+    description: 'Error response',
+    example: { error: 'name: Required', code: 'validation' },
+  },
+);
+export type ApiError = z.infer<typeof ApiError>;
+
+/** 403 answered by checkout during the organisation's checkout cooldown. */
+export const CheckoutCooldownError = extendApi(
+  z
+    .object({
+      error: z.string(),
+      code: z.literal('checkout_cooldown'),
+      retry_after_seconds: z.number().int().nonnegative(),
+      available_at: z.string().datetime(),
+    })
+    .strict(),
+  {
+    title: 'CheckoutCooldownError',
+    description: 'Checkout refused while the organisation is younger than the checkout cooldown',
+  },
+);
+
+export const errorDescriptions: Record<number, string> = {
+  400: 'Invalid input: the message names the field or rule that failed',
+  401: 'Missing, malformed, unknown or revoked credentials',
+  402: 'A plan limit would be exceeded; the message names the limit',
+  403: 'Insufficient permissions (key scope, plan API access, role) or a cookie write without the CSRF header',
+  404: 'Not found in the caller’s organisation',
+  409: 'Conflict',
+  413: 'Request body too large',
+  415: 'Request body is not JSON',
+  429: 'Rate limited; retry after the number of seconds in Retry-After',
+  502: 'The remote endpoint was unreachable or answered non-2xx',
+  503: 'A dependency is unavailable',
+};
+
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 503;
+
+/** The error responses of a route, each answering `ApiError`. */
+export function errors<const S extends readonly ErrorStatus[]>(...statuses: S): { [K in S[number]]: typeof ApiError } {
+  return Object.fromEntries(statuses.map((s) => [s, ApiError])) as { [K in S[number]]: typeof ApiError };
+}

@@ -1,0 +1,39 @@
+import { extendApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+
+export const Uuid = extendApi(z.string().uuid(), { example: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f' });
+export const Timestamp = extendApi(z.string().datetime({ offset: true }), {
+  description: 'RFC 3339 UTC timestamp',
+  example: '2026-11-22T10:00:00.000Z',
+});
+
+/** `{id}` in a path: a UUID, so a malformed one is a 400 before any lookup. */
+export const IdParams = z.object({ id: Uuid.describe('Resource id (UUID)') }).strict();
+
+export const MessageResponse = extendApi(z.object({ message: z.string() }).strict(), {
+  title: 'MessageResponse',
+  description: 'Confirmation message',
+});
+
+/** Free-form object of string keys (custom fields, change sets, parsed records, headers). */
+export const FreeForm = z.record(z.string(), z.unknown());
+export const CustomFields = extendApi(z.record(z.string(), z.unknown()), {
+  description: 'Free-form object of string keys',
+  example: { rack: 'R12', owner_team: 'netops' },
+});
+
+/** Query integer with a range and default, e.g. `limit` and `offset`. */
+export function queryInt(min: number, max: number, defaultValue?: number) {
+  const base = z.coerce.number().int().min(min).max(max);
+  return defaultValue === undefined ? base.optional() : base.default(defaultValue);
+}
+
+export const Offset = z.coerce.number().int().min(0).default(0).describe('Number of items to skip');
+
+/** A text field a user types: trimmed, bounded so no one stores a novel in a description. */
+export function text(max = 1000) {
+  return z.string().max(max);
+}
+export function requiredName(max = 200) {
+  return z.string().trim().min(1, 'must not be empty').max(max);
+}

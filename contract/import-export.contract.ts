@@ -1,0 +1,324 @@
+import { extendApi } from '@anatine/zod-openapi';
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errors } from './common/errors';
+import { access } from './common/meta';
+import { CustomFields, text, Uuid } from './common/schemas';
+
+const c = initContract();
+const meta = access('Import and export');
+
+/** Import row limit per request (spec Limits). */
+export const IMPORT_MAX_ROWS = 1000;
+
+const cidr = () => z.string().trim().cidr({ message: 'must be a CIDR such as 10.0.0.0/24 or 2001:db8::/48' });
+const ip = () => z.string().trim().ip({ message: 'must be an IPv4 or IPv6 address' });
+const refName = () => z.string().trim().min(1, 'must not be empty').max(200);
+
+export const ImportSubnetRow = extendApi(
+  z
+    .object({
+      network: cidr().describe('CIDR of the subnet (IPv4 or IPv6)'),
+      name: text(200).optional(),
+      folder: refName().optional().describe('Folder name; created when missing'),
+      vlan: z.number().int().min(1).max(4094).optional().describe('VLAN number 1 to 4094; created when missing'),
+      vrf: refName().optional().describe('VRF name; created when missing. Omit for the global (no-VRF) space'),
+      location: refName().optional().describe('Location name; created when missing'),
+      gateway: ip().optional().describe('Gateway IP address'),
+      is_pool: z.boolean().optional().describe('Pool: network and broadcast addresses are assignable'),
+      description: text().optional(),
+      dns_primary: ip().optional(),
+      dns_secondary: ip().nullable().optional(),
+      scan_enabled: z.boolean().optional(),
+      tracked: z.boolean().default(true).describe('false makes a structure-only container excluded from utilization'),
+      custom_fields: CustomFields.optional(),
+    })
+    .strict(),
+  {
+    title: 'ImportSubnetRow',
+    description: 'One subnet to import; related folder, VLAN, VRF and location are given by name (number for the VLAN)',
+    example: {
+      network: '10.20.0.0/24',
+      name: 'Office LAN',
+      folder: 'Datacenter A',
+      vlan: 120,
+      vrf: 'corp',
+      location: 'Berlin',
+      gateway: '10.20.0.1',
+      is_pool: false,
+      dns_primary: '10.0.0.53',
+      tracked: true,
+    },
+  },
+);
+
+export const ImportSubnetsBody = extendApi(
+  z
+    .object({
+      subnets: z
+        .array(ImportSubnetRow)
+        .min(1, 'must contain at least one row')
+        .max(IMPORT_MAX_ROWS, `at most ${IMPORT_MAX_ROWS} rows per import`)
+        .describe('Rows to import, 1 to 1,000, processed in order'),
+    })
+    .strict(),
+  {
+    title: 'ImportSubnetsBody',
+    description: 'Subnets to import (body at most 10 MB)',
+    example: {
+      subnets: [
+        { network: '10.20.0.0/16', name: 'Campus', folder: 'Datacenter A' },
+        { network: '10.20.1.0/24', name: 'Office LAN', vlan: 120, gateway: '10.20.1.1' },
+      ],
+    },
+  },
+);
+
+export const ImportAddressRow = extendApi(
+  z
+    .object({
+      ip: ip().describe('IP address; must lie inside `subnet`'),
+      subnet: cidr().describe('CIDR of an existing subnet of the organisation that holds the address'),
+      hostname: text(253).optional(),
+      mac_address: z
+        .string()
+        .trim()
+        .regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be colon-separated hex such as 00:1a:2b:3c:4d:5e')
+        .optional()
+        .describe('MAC address, colon-separated hex'),
+      description: text().optional(),
+      status: z
+        .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
+        .optional()
+        .describe('Address status; default `assigned`'),
+      owner: text(200).optional(),
+      ptr_record: text(253).optional().describe('PTR (reverse DNS) name'),
+      custom_fields: CustomFields.optional(),
+    })
+    .strict(),
+  {
+    title: 'ImportAddressRow',
+    description: 'One address to import into an existing subnet',
+    example: {
+      ip: '10.20.1.10',
+      subnet: '10.20.1.0/24',
+      hostname: 'printer-2f',
+      mac_address: '00:1a:2b:3c:4d:5e',
+      status: 'assigned',
+      owner: 'facilities',
+    },
+  },
+);
+
+export const ImportAddressesBody = extendApi(
+  z
+    .object({
+      addresses: z
+        .array(ImportAddressRow)
+        .min(1, 'must contain at least one row')
+        .max(IMPORT_MAX_ROWS, `at most ${IMPORT_MAX_ROWS} rows per import`)
+        .describe('Rows to import, 1 to 1,000, processed in order'),
+    })
+    .strict(),
+  {
+    title: 'ImportAddressesBody',
+    description: 'Addresses to import (body at most 10 MB)',
+    example: {
+      addresses: [
+        { ip: '10.20.1.10', subnet: '10.20.1.0/24', hostname: 'printer-2f' },
+        { ip: '10.20.1.11', subnet: '10.20.1.0/24', hostname: 'ap-2f', status: 'reserved' },
+      ],
+    },
+  },
+);
+
+const rowFields = {
+  row: z.number().int().min(1).describe('Position of the row in the request, from 1'),
+  status: z
+    .enum(['created', 'skipped', 'error'])
+    .describe('created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message'),
+  id: Uuid.nullable().describe('Id of the created object; null when skipped or errored'),
+};
+const rowMessage = z.string().optional().describe('Why the row was skipped or errored; omitted when created');
+
+export const ImportSummary = extendApi(
+  z
+    .object({
+      created: z.number().int().nonnegative(),
+      skipped: z.number().int().nonnegative(),
+      errors: z.number().int().nonnegative(),
+    })
+    .strict(),
+  { title: 'ImportSummary', description: 'Row counts by status', example: { created: 2, skipped: 1, errors: 0 } },
+);
+
+export const ImportSubnetResult = extendApi(
+  z
+    .object({
+      ...rowFields,
+      network: z.string().describe('The row’s network'),
+      message: rowMessage,
+    })
+    .strict(),
+  {
+    title: 'ImportSubnetResult',
+    description: 'Outcome of one subnet row',
+    example: { row: 1, status: 'created', id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', network: '10.20.0.0/16' },
+  },
+);
+
+export const ImportAddressResult = extendApi(
+  z
+    .object({
+      ...rowFields,
+      ip: z.string().describe('The row’s IP address'),
+      message: rowMessage,
+    })
+    .strict(),
+  {
+    title: 'ImportAddressResult',
+    description: 'Outcome of one address row',
+    example: { row: 1, status: 'created', id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10' },
+  },
+);
+
+export const ImportSubnetsResponse = extendApi(
+  z
+    .object({
+      results: z.array(ImportSubnetResult).describe('One entry per row, in request order'),
+      summary: ImportSummary,
+    })
+    .strict(),
+  {
+    title: 'ImportSubnetsResponse',
+    description: 'Per-row outcome and totals of a subnet import',
+    example: {
+      results: [
+        { row: 1, status: 'created', id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', network: '10.20.0.0/16' },
+        {
+          row: 2,
+          status: 'skipped',
+          id: null,
+          network: '10.20.1.0/24',
+          message: 'duplicate: 10.20.1.0/24 already exists in the global space',
+        },
+      ],
+      summary: { created: 1, skipped: 1, errors: 0 },
+    },
+  },
+);
+
+export const ImportAddressesResponse = extendApi(
+  z
+    .object({
+      results: z.array(ImportAddressResult).describe('One entry per row, in request order'),
+      summary: ImportSummary,
+    })
+    .strict(),
+  {
+    title: 'ImportAddressesResponse',
+    description: 'Per-row outcome and totals of an address import',
+    example: {
+      results: [
+        { row: 1, status: 'created', id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10' },
+        { row: 2, status: 'skipped', id: null, ip: '10.20.1.11', message: '10.20.1.11 is already assigned' },
+        {
+          row: 3,
+          status: 'error',
+          id: null,
+          ip: '10.20.1.12',
+          message: 'plan_limit: the free plan allows 1,500 addresses',
+        },
+      ],
+      summary: { created: 1, skipped: 1, errors: 1 },
+    },
+  },
+);
+
+export const ExportSubnetsQuery = z
+  .object({ folder_id: Uuid.optional().describe('Export only the subnets of this folder') })
+  .strict();
+
+export const ExportAddressesQuery = z
+  .object({ subnet_id: Uuid.optional().describe('Export only the addresses of this subnet; omit for all') })
+  .strict();
+
+const SubnetsCsv = extendApi(z.string(), {
+  description:
+    'CSV with a header row; columns network, name, description, folder, vlan, vrf, location, gateway, dns_primary, ' +
+    'dns_secondary, is_pool, scan_enabled, tracked',
+  example:
+    'network,name,description,folder,vlan,vrf,location,gateway,dns_primary,dns_secondary,is_pool,scan_enabled,tracked\n' +
+    '10.20.1.0/24,Office LAN,,Datacenter A,120,corp,Berlin,10.20.1.1,10.0.0.53,,false,false,true\n',
+});
+
+const AddressesCsv = extendApi(z.string(), {
+  description:
+    'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record',
+  example:
+    'ip,subnet,hostname,mac_address,description,status,owner,ptr_record\n' +
+    '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,\n',
+});
+
+export const importExportContract = c.router({
+  importSubnets: {
+    method: 'POST',
+    path: '/import/subnets',
+    summary: 'Import subnets',
+    description:
+      'Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, nesting each in ' +
+      'the hierarchy. Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when ' +
+      'missing. A malformed row (bad CIDR, VLAN out of range, unknown field) fails the whole request with 400 ' +
+      'naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for a ' +
+      'duplicate (same CIDR in the same VRF) or an overlap; `error` for a row that would exceed a plan limit. ' +
+      'Rows already imported are kept (no rollback), so plan limits are reported per row rather than as 402.',
+    metadata: meta.write,
+    body: ImportSubnetsBody,
+    responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 413, 415, 429) },
+  },
+  importAddresses: {
+    method: 'POST',
+    path: '/import/addresses',
+    summary: 'Import addresses',
+    description:
+      'Creates up to 1,000 address records in one request (body at most 10 MB, else 413), each in the existing ' +
+      'subnet given by its CIDR (`subnet`). A malformed row fails the whole request with 400 naming the row, and ' +
+      'nothing is imported. Otherwise every row gets a result: `created`; `skipped` for an IP already assigned; ' +
+      '`error` for a subnet that does not exist, an IP outside it, or a row that would exceed the plan’s address ' +
+      'limit. Rows already imported are kept (no rollback).',
+    metadata: meta.write,
+    body: ImportAddressesBody,
+    responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 413, 415, 429) },
+  },
+  exportSubnets: {
+    method: 'GET',
+    path: '/export/subnets',
+    summary: 'Export subnets as CSV',
+    description:
+      'All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV ' +
+      '(`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, ' +
+      'dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by ' +
+      'number); unset values are empty. The file can be turned back into import rows.',
+    metadata: meta.read,
+    query: ExportSubnetsQuery,
+    responses: {
+      200: c.otherResponse({ contentType: 'text/csv', body: SubnetsCsv }),
+      ...errors(400, 401, 403, 404, 429),
+    },
+  },
+  exportAddresses: {
+    method: 'GET',
+    path: '/export/addresses',
+    summary: 'Export addresses as CSV',
+    description:
+      'All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
+      '(`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, ' +
+      'mac_address, description, status, owner, ptr_record; unset values are empty.',
+    metadata: meta.read,
+    query: ExportAddressesQuery,
+    responses: {
+      200: c.otherResponse({ contentType: 'text/csv', body: AddressesCsv }),
+      ...errors(400, 401, 403, 404, 429),
+    },
+  },
+});

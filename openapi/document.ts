@@ -1,0 +1,135 @@
+import { generateSchema } from '@anatine/zod-openapi';
+import { type AppRouter, isAppRouteOtherResponse } from '@ts-rest/core';
+import { generateOpenApi } from '@ts-rest/open-api';
+import { contract, errorDescriptions, routeMeta } from '../contract';
+
+type Json = Record<string, any>;
+
+const successDescriptions: Record<string, string> = {
+  200: 'Success',
+  201: 'Created',
+  204: 'Done; no content',
+  307: 'Redirect; the Location header names the target',
+};
+
+const tagDescriptions: Record<string, string> = {
+  Auth: 'Passwordless sign-in (magic link, Google), the current user and session',
+  Folders: 'Folders group subnets',
+  Subnets: 'CIDR ranges (IPv4 and IPv6) nested per VRF, with utilization, split and free space',
+  Addresses: 'IP address records inside subnets',
+  VLANs: 'VLANs (numbers 1 to 4094)',
+  VRFs: 'VRFs: separate address spaces for overlapping ranges',
+  Locations: 'Sites and rooms that subnets and VLANs belong to',
+  Webhooks: 'Signed event notifications to HTTPS endpoints',
+  'API keys': 'Bearer keys for programmatic access',
+  Team: 'Members, roles and invitations (Teams and Enterprise plans)',
+  Billing: 'Plan, usage, checkout and billing portal',
+  'Import and export': 'Bulk import of subnets and addresses; CSV export',
+  Search: 'Full-text search over subnets and addresses',
+  Activity: 'Audit log of every change',
+  'Network tools': 'Public network diagnostics (no authentication)',
+};
+
+const rateLimitHeaders: Json = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+const intHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+
+/**
+ * ts-rest's generator leaves request bodies optional, omits response headers and descriptions, and marks
+ * coerced query numbers nullable; this fixes each once, from the route's metadata.
+ */
+function mapOperation(
+  operation: Json,
+  route: { metadata?: unknown; body?: unknown; responses: Record<number, unknown> },
+): Json {
+  const meta = routeMeta(route);
+  const authenticated = meta.access !== 'public';
+  operation.tags = [meta.tag];
+  operation.security = authenticated ? [{ ApiKey: [] }, { SessionCookie: [] }] : [];
+
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.schema) delete parameter.schema.nullable;
+  }
+  if (operation.requestBody) {
+    const body = (route as { body?: { isOptional?: () => boolean } }).body;
+    operation.requestBody.required = !body?.isOptional?.();
+    operation.requestBody.description = 'JSON request body';
+  }
+
+  for (const [status, response] of Object.entries<Json>(operation.responses)) {
+    const code = Number(status);
+    const declared = route.responses[code] as Parameters<typeof isAppRouteOtherResponse>[0];
+    if (isAppRouteOtherResponse(declared)) {
+      const { example, ...schema } = generateSchema(declared.body as never) as Json;
+      response.content = { [declared.contentType]: { schema, ...(example ? { example } : {}) } };
+    }
+    if (response.description === status) {
+      response.description = successDescriptions[status] ?? errorDescriptions[code] ?? `HTTP ${status}`;
+    }
+    const headers: Json = authenticated ? { ...rateLimitHeaders } : {};
+    if (code === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (code === 200 && meta.totalCountHeader)
+      headers['X-Total-Count'] = { $ref: '#/components/headers/X-Total-Count' };
+    if (code === 307) headers.Location = { description: 'Redirect target', schema: { type: 'string' } };
+    if (Object.keys(headers).length > 0) response.headers = headers;
+  }
+  return operation;
+}
+
+/** The OpenAPI 3.0 document of the whole API, derived from the contract. */
+export function buildOpenApiDocument(router: AppRouter = contract): Json {
+  const document: Json = generateOpenApi(
+    router,
+    {
+      info: {
+        title: 'IPAM Service API',
+        version: '1.0.0',
+        description:
+          'Multi-tenant IP address management: subnets, addresses, VLANs, VRFs and locations, with webhooks, ' +
+          'API keys, teams, billing and public network tools. Errors are JSON `{error, code}`.',
+        license: { name: 'Proprietary', url: 'https://example.invalid/license' },
+        contact: { name: 'IPAM Service', email: 'support@example.invalid' },
+      },
+      servers: [{ url: '/', description: 'The server serving this document' }],
+      tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
+      components: {
+        securitySchemes: {
+          ApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API key `svc_…` in `Authorization: Bearer <key>`',
+          },
+          SessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'service_session',
+            description: 'Browser session; writes also need `X-Requested-With: XMLHttpRequest`',
+          },
+        },
+        headers: {
+          'X-RateLimit-Limit': intHeader('Requests allowed per minute for the caller'),
+          'X-RateLimit-Remaining': intHeader('Requests left in the current window'),
+          'X-RateLimit-Reset': intHeader('Unix time (seconds) when the window resets'),
+          'Retry-After': intHeader('Seconds to wait before retrying'),
+          'X-Total-Count': intHeader('Total number of items, regardless of limit and offset'),
+        },
+      },
+    },
+    { setOperationId: true, operationMapper: mapOperation as never },
+  );
+  document.openapi = '3.0.3';
+  return withoutUntypedNullable(document);
+}
+
+/** `z.unknown()` (values of free-form objects) renders as `{nullable: true}` without a type; any value is `{}`. */
+function withoutUntypedNullable(node: any): any {
+  if (Array.isArray(node)) return node.map(withoutUntypedNullable);
+  if (node === null || typeof node !== 'object') return node;
+  const keys = Object.keys(node);
+  if (keys.length === 1 && node.nullable === true) return {};
+  return Object.fromEntries(keys.map((k) => [k, withoutUntypedNullable(node[k])]));
+}

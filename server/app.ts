@@ -1,0 +1,43 @@
+import { createExpressEndpoints } from '@ts-rest/express';
+import express, { type Express } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { contract } from '../contract';
+import { buildOpenApiDocument } from '../openapi/document';
+import type { Config } from './config';
+import type { Db } from './db/connection';
+import { authenticate } from './http/auth';
+import { jsonBody } from './http/body';
+import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
+import { requestId } from './http/request-id';
+import { buildRouter } from './routes';
+
+export interface AppDeps {
+  db: Db;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
+export function createApp(config: Pick<Config, 'trustProxy'>, deps: AppDeps): Express {
+  const log = deps.log ?? ((message, error) => console.error(message, error));
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestId);
+
+  const document = buildOpenApiDocument();
+  app.get('/openapi.json', (_req, res) => res.json(document));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
+  app.get('/', (_req, res) => res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json' }));
+
+  createExpressEndpoints(contract, buildRouter(deps.db) as never, app, {
+    logInitialization: false,
+    jsonQuery: false,
+    responseValidation: false,
+    globalMiddleware: [authenticate(deps.db), jsonBody] as never[],
+    requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,6 @@
+import type { Config } from './config';
+import { openDatabase } from './db/connection';
+
+/** The database the configuration names: a PostgreSQL server when DATABASE_URL is set, else PGlite in DATA_DIR. */
+export const openConfiguredDatabase = (config: Pick<Config, 'databaseUrl' | 'dataDir'>) =>
+  openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });

@@ -1,0 +1,128 @@
+/** Drizzle table definitions for querying. The SQL in migrations/ is the source of the schema. */
+import { boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const id = () => uuid('id').primaryKey().defaultRandom();
+const orgId = () => uuid('org_id').notNull();
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const organizations = pgTable('organizations', {
+  id: id(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull(),
+  plan: text('plan', { enum: ['free', 'pro', 'teams', 'enterprise'] }).notNull(),
+  limitOverrides: jsonb('limit_overrides').$type<Record<string, number | null>>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = pgTable('users', {
+  id: id(),
+  orgId: orgId(),
+  email: text('email').notNull(),
+  name: text('name').notNull(),
+  emailVerified: boolean('email_verified').notNull(),
+  role: text('role', { enum: ['admin', 'editor', 'viewer'] }).notNull(),
+  acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable('api_keys', {
+  id: id(),
+  orgId: orgId(),
+  userId: uuid('user_id').notNull(),
+  name: text('name').notNull(),
+  keyHash: text('key_hash').notNull(),
+  keyPrefix: text('key_prefix').notNull(),
+  permissions: text('permissions').array().$type<('read' | 'write')[]>().notNull(),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+});
+
+export const sessions = pgTable('sessions', {
+  id: id(),
+  userId: uuid('user_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+export const folders = pgTable('folders', {
+  id: id(),
+  orgId: orgId(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  sortOrder: integer('sort_order').notNull().default(0),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const locations = pgTable('locations', {
+  id: id(),
+  orgId: orgId(),
+  name: text('name').notNull(),
+  address: text('address').notNull().default(''),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const vlans = pgTable('vlans', {
+  id: id(),
+  orgId: orgId(),
+  vlanNumber: integer('vlan_number').notNull(),
+  name: text('name').notNull().default(''),
+  description: text('description').notNull().default(''),
+  locationId: uuid('location_id'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const vrfs = pgTable('vrfs', {
+  id: id(),
+  orgId: orgId(),
+  name: text('name').notNull(),
+  rd: text('rd').notNull().default(''),
+  description: text('description').notNull().default(''),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const subnets = pgTable('subnets', {
+  id: id(),
+  orgId: orgId(),
+  parentId: uuid('parent_id'),
+  folderId: uuid('folder_id'),
+  vrfId: uuid('vrf_id'),
+  vlanId: uuid('vlan_id'),
+  locationId: uuid('location_id'),
+  network: cidr('network').notNull(),
+  name: text('name').notNull().default(''),
+  description: text('description').notNull().default(''),
+  isPool: boolean('is_pool').notNull().default(false),
+  gateway: inet('gateway'),
+  dnsPrimary: inet('dns_primary'),
+  dnsSecondary: inet('dns_secondary'),
+  scanEnabled: boolean('scan_enabled').notNull().default(false),
+  tracked: boolean('tracked').notNull().default(true),
+  customFields: jsonb('custom_fields').$type<Record<string, unknown>>(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const addresses = pgTable('addresses', {
+  id: id(),
+  orgId: orgId(),
+  subnetId: uuid('subnet_id').notNull(),
+  vrfId: uuid('vrf_id'),
+  ip: inet('ip').notNull(),
+  hostname: text('hostname').notNull().default(''),
+  macAddress: text('mac_address').notNull().default(''),
+  description: text('description').notNull().default(''),
+  status: text('status').notNull().default('assigned'),
+  owner: text('owner').notNull().default(''),
+  ptrRecord: text('ptr_record'),
+  customFields: jsonb('custom_fields').$type<Record<string, unknown>>(),
+  lastSeen: timestamp('last_seen', { withTimezone: true }),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});

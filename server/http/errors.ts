@@ -1,0 +1,82 @@
+import { RequestValidationError } from '@ts-rest/express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ZodError } from 'zod';
+
+/** An error the client caused or may act on; rendered as `{error, code}` with its status. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, code = 'validation') => new HttpError(400, code, message);
+export const unauthenticated = (message: string) => new HttpError(401, 'unauthenticated', message);
+export const forbidden = (message: string, code = 'forbidden') => new HttpError(403, code, message);
+export const notFound = (resource: string) => new HttpError(404, 'not_found', `${resource} not found`);
+export const duplicate = (message: string) => new HttpError(400, 'duplicate', message);
+export const inUse = (message: string) => new HttpError(400, 'in_use', message);
+export const notImplemented = () =>
+  new HttpError(501, 'not_implemented', 'This endpoint is part of the contract but not built yet');
+
+/** SQLSTATE of a driver error; drizzle wraps the driver's error in `cause`. */
+export function sqlState(error: unknown): string | undefined {
+  const e = error as { code?: unknown; cause?: { code?: unknown } };
+  const code = e?.cause?.code ?? e?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+export const isUniqueViolation = (error: unknown) => sqlState(error) === '23505';
+export const isForeignKeyViolation = (error: unknown) => sqlState(error) === '23503';
+
+function describeZod(where: string, error: ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.join('.');
+      return `${path || where}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** 400 naming the field: path params, then query, then body. */
+export const validationErrorHandler = (error: RequestValidationError): HttpError => {
+  const parts = [
+    error.pathParams && describeZod('path', error.pathParams),
+    error.query && describeZod('query', error.query),
+    error.headers && describeZod('headers', error.headers),
+    error.body && describeZod('body', error.body),
+  ].filter(Boolean);
+  return badRequest(parts.join('; '));
+};
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new HttpError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+};
+
+/** The one place errors become responses: `{error, code}` JSON, never a stack trace or HTML. */
+export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    let httpError: HttpError;
+    if (error instanceof HttpError) httpError = error;
+    else if (error instanceof RequestValidationError) httpError = validationErrorHandler(error);
+    else if (error?.type === 'entity.parse.failed') httpError = badRequest(`Malformed JSON body: ${error.message}`);
+    else if (error?.type === 'entity.too.large')
+      httpError = new HttpError(413, 'payload_too_large', `Request body exceeds the limit of ${error.limit} bytes`);
+    else if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported')
+      httpError = new HttpError(415, 'unsupported_media_type', error.message);
+    else if (error?.status >= 400 && error?.status < 500 && error?.expose)
+      httpError = new HttpError(error.status, 'bad_request', error.message);
+    else if (sqlState(error) === '22P02' || sqlState(error) === '22023')
+      httpError = badRequest('Invalid value in request');
+    else {
+      log(`unhandled error on ${req.method} ${req.originalUrl}`, error);
+      httpError = new HttpError(500, 'internal', 'Internal server error');
+    }
+    if (res.headersSent) return;
+    res.set(httpError.headers).status(httpError.status).json({ error: httpError.message, code: httpError.code });
+  };
+}

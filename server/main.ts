@@ -1,0 +1,24 @@
+import { createApp } from './app';
+import { loadConfig } from './config';
+import { openConfiguredDatabase } from './database';
+
+const config = loadConfig();
+const database = await openConfiguredDatabase(config);
+const app = createApp(config, { db: database.db });
+const server = app.listen(config.port, config.host, () => {
+  const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
+  console.log(`IPAM API listening on http://localhost:${config.port} (${where}); docs at /docs`);
+});
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  server.close(() => {
+    database.close().finally(() => process.exit(0));
+  });
+  setTimeout(() => process.exit(1), 10_000).unref();
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,28 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as service from './folders.service';
+
+const s = initServer();
+
+export const foldersRouter = (db: Db) =>
+  s.router(contract.folders, {
+    listFolders: async ({ req }) => ({ status: 200, body: await service.listFolders(db, principalOf(req)) }),
+    createFolder: async ({ req, body }) => ({
+      status: 201,
+      body: await service.createFolder(db, principalOf(req), body),
+    }),
+    getFolder: async ({ req, params }) => ({
+      status: 200,
+      body: await service.getFolder(db, principalOf(req), params.id),
+    }),
+    updateFolder: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateFolder(db, principalOf(req), params.id, body),
+    }),
+    deleteFolder: async ({ req, params }) => {
+      await service.deleteFolder(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+  });

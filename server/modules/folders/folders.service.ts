@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contract/folders.contract';
+import type { Db } from '../../db/connection';
+import type { Principal } from '../identity/identity.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import * as repo from './folders.repo';
+
+type FolderDto = z.infer<typeof Folder>;
+
+const toDto = (row: repo.FolderRow): FolderDto => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  sort_order: row.sortOrder,
+  created_at: row.createdAt.toISOString(),
+});
+
+const duplicateName = (name: string) => `A folder named "${name}" already exists`;
+
+export async function listFolders(db: Db, caller: Principal) {
+  return (await repo.list(db, caller.orgId)).map(toDto);
+}
+
+export async function getFolder(db: Db, caller: Principal, id: string) {
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Folder'));
+}
+
+export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
+  return db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'folders', () => repo.countInOrg(tx, caller.orgId));
+    const values = { name: input.name, description: input.description, sortOrder: input.sort_order };
+    return toDto(
+      await uniqueOr(
+        () => repo.insert(tx, caller.orgId, given(values) as repo.FolderValues),
+        duplicateName(input.name),
+      ),
+    );
+  });
+}
+
+export async function updateFolder(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateFolderBody>) {
+  const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
+  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
+  return toDto(orNotFound(row, 'Folder'));
+}
+
+export async function deleteFolder(db: Db, caller: Principal, id: string) {
+  orNotFound(await repo.remove(db, caller.orgId, id), 'Folder');
+}

@@ -1,0 +1,28 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as service from './locations.service';
+
+const s = initServer();
+
+export const locationsRouter = (db: Db) =>
+  s.router(contract.locations, {
+    listLocations: async ({ req }) => ({ status: 200, body: await service.listLocations(db, principalOf(req)) }),
+    createLocation: async ({ req, body }) => ({
+      status: 201,
+      body: await service.createLocation(db, principalOf(req), body),
+    }),
+    getLocation: async ({ req, params }) => ({
+      status: 200,
+      body: await service.getLocation(db, principalOf(req), params.id),
+    }),
+    updateLocation: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateLocation(db, principalOf(req), params.id, body),
+    }),
+    deleteLocation: async ({ req, params }) => {
+      await service.deleteLocation(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+  });

@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../contract/locations.contract';
+import type { Db } from '../../db/connection';
+import type { Principal } from '../identity/identity.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import * as repo from './locations.repo';
+
+const toDto = (row: repo.LocationRow): z.infer<typeof Location> => ({
+  id: row.id,
+  name: row.name,
+  address: row.address,
+  created_at: row.createdAt.toISOString(),
+});
+
+const duplicateName = (name: string) => `A location named "${name}" already exists`;
+
+export async function listLocations(db: Db, caller: Principal) {
+  const rows = await repo.listWithCounts(db, caller.orgId);
+  return rows.map((r) => ({ ...toDto(r.location), subnet_count: r.subnetCount, vlan_count: r.vlanCount }));
+}
+
+export async function getLocation(db: Db, caller: Principal, id: string) {
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Location'));
+}
+
+export async function createLocation(db: Db, caller: Principal, input: z.infer<typeof CreateLocationBody>) {
+  return db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'locations', () => repo.countInOrg(tx, caller.orgId));
+    const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
+    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name)));
+  });
+}
+
+export async function updateLocation(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateLocationBody>) {
+  const values = given({ name: input.name, address: input.address });
+  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
+  return toDto(orNotFound(row, 'Location'));
+}
+
+export async function deleteLocation(db: Db, caller: Principal, id: string) {
+  orNotFound(await repo.remove(db, caller.orgId, id), 'Location');
+}

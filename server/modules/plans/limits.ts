@@ -1,0 +1,94 @@
+import { HttpError } from '../../http/errors';
+
+export type Plan = 'free' | 'pro' | 'teams' | 'enterprise';
+export const PLANS: readonly Plan[] = ['free', 'pro', 'teams', 'enterprise'];
+
+export type LimitName =
+  | 'users'
+  | 'folders'
+  | 'subnets'
+  | 'addresses'
+  | 'vlans'
+  | 'vrfs'
+  | 'locations'
+  | 'api_keys'
+  | 'webhooks'
+  | 'rate_limit';
+export const LIMIT_NAMES: readonly LimitName[] = [
+  'users',
+  'folders',
+  'subnets',
+  'addresses',
+  'vlans',
+  'vrfs',
+  'locations',
+  'api_keys',
+  'webhooks',
+  'rate_limit',
+];
+
+/** null = unlimited (fair use). Enterprise figures are per-organisation overrides set by the operator. */
+export type Limits = Record<LimitName, number | null>;
+
+const unlimited = { folders: null, subnets: null, vlans: null, vrfs: null, locations: null } as const;
+
+export const PLAN_LIMITS: Record<Plan, Limits> = {
+  free: {
+    users: 1,
+    folders: 5,
+    subnets: 100,
+    addresses: 1500,
+    vlans: 10,
+    vrfs: 5,
+    locations: 5,
+    api_keys: 5,
+    webhooks: 2,
+    rate_limit: 600,
+  },
+  pro: { ...unlimited, users: 2, addresses: 5000, api_keys: 100, webhooks: 10, rate_limit: 3000 },
+  teams: { ...unlimited, users: 10, addresses: 10000, api_keys: 100, webhooks: 25, rate_limit: 3000 },
+  enterprise: {
+    ...unlimited,
+    users: null,
+    addresses: null,
+    api_keys: null,
+    webhooks: null,
+    rate_limit: 3000,
+  },
+};
+
+/** Plans whose API keys may write (the free plan's API access is read-only). */
+export const apiWriteAllowed = (plan: Plan) => plan !== 'free';
+
+export function effectiveLimits(plan: Plan, overrides: Partial<Record<string, number | null>>): Limits {
+  const limits = { ...PLAN_LIMITS[plan] };
+  for (const name of LIMIT_NAMES) {
+    if (name in overrides) limits[name] = overrides[name] ?? null;
+  }
+  return limits;
+}
+
+const limitLabels: Record<LimitName, string> = {
+  users: 'users',
+  folders: 'folders',
+  subnets: 'subnets',
+  addresses: 'IP addresses',
+  vlans: 'VLANs',
+  vrfs: 'VRFs',
+  locations: 'locations',
+  api_keys: 'API keys',
+  webhooks: 'webhooks',
+  rate_limit: 'requests per minute',
+};
+
+/** 402 when adding `adding` items to `current` would pass the limit. */
+export function assertWithinLimit(limits: Limits, name: LimitName, current: number, adding = 1): void {
+  const limit = limits[name];
+  if (limit !== null && current + adding > limit) {
+    throw new HttpError(
+      402,
+      'plan_limit',
+      `Plan limit reached: ${limit} ${limitLabels[name]} (you have ${current}). Upgrade the plan to add more.`,
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import type { Db } from '../../db/connection';
+import { duplicate, isUniqueViolation, notFound } from '../../http/errors';
+import { lockOrganization } from '../identity/identity.repo';
+import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
+
+export function orNotFound<T>(row: T | undefined | null, resource: string): T {
+  if (row === undefined || row === null) throw notFound(resource);
+  return row;
+}
+
+/** Runs an insert or update, turning a unique violation into a 400 `duplicate` with this message. */
+export async function uniqueOr<T>(action: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicate(message);
+    throw error;
+  }
+}
+
+/**
+ * Checks a plan limit inside the caller's transaction, with the organisation row locked, so two
+ * concurrent creates cannot both take the last slot.
+ */
+export async function assertLimitLocked(
+  tx: Db,
+  orgId: string,
+  name: LimitName,
+  countCurrent: () => Promise<number>,
+  adding = 1,
+): Promise<void> {
+  const org = await lockOrganization(tx, orgId);
+  assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, await countCurrent(), adding);
+}
+
+/** Keeps only the keys whose value was given, so a PATCH changes just those columns. */
+export function given<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,22 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as service from './vlans.service';
+
+const s = initServer();
+
+export const vlansRouter = (db: Db) =>
+  s.router(contract.vlans, {
+    listVlans: async ({ req }) => ({ status: 200, body: await service.listVlans(db, principalOf(req)) }),
+    createVlan: async ({ req, body }) => ({ status: 201, body: await service.createVlan(db, principalOf(req), body) }),
+    getVlan: async ({ req, params }) => ({ status: 200, body: await service.getVlan(db, principalOf(req), params.id) }),
+    updateVlan: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateVlan(db, principalOf(req), params.id, body),
+    }),
+    deleteVlan: async ({ req, params }) => {
+      await service.deleteVlan(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+  });

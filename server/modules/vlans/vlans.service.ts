@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import type { CreateVlanBody, UpdateVlanBody, Vlan } from '../../../contract/vlans.contract';
+import type { Db } from '../../db/connection';
+import { badRequest } from '../../http/errors';
+import type { Principal } from '../identity/identity.repo';
+import * as locations from '../locations/locations.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import * as repo from './vlans.repo';
+
+const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
+  id: row.id,
+  vlan_number: row.vlanNumber,
+  name: row.name,
+  description: row.description,
+  location_id: row.locationId,
+  created_at: row.createdAt.toISOString(),
+});
+
+const duplicateNumber = (n: number | undefined) => `VLAN ${n} already exists in this organisation`;
+
+/** A location referenced in a body must be one of the caller's; a missing one is the request's fault (400). */
+async function assertLocation(db: Db, orgId: string, locationId: string | null | undefined) {
+  if (locationId && !(await locations.get(db, orgId, locationId))) {
+    throw badRequest(`location_id: no location with id ${locationId}`);
+  }
+}
+
+export async function listVlans(db: Db, caller: Principal) {
+  const rows = await repo.listWithCounts(db, caller.orgId);
+  return rows.map((r) => ({ ...toDto(r.vlan), subnet_count: r.subnetCount }));
+}
+
+export async function getVlan(db: Db, caller: Principal, id: string) {
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'VLAN'));
+}
+
+export async function createVlan(db: Db, caller: Principal, input: z.infer<typeof CreateVlanBody>) {
+  await assertLocation(db, caller.orgId, input.location_id);
+  return db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'vlans', () => repo.countInOrg(tx, caller.orgId));
+    const values = given({
+      vlanNumber: input.vlan_number,
+      name: input.name,
+      description: input.description,
+      locationId: input.location_id,
+    }) as repo.VlanValues;
+    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateNumber(input.vlan_number)));
+  });
+}
+
+export async function updateVlan(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVlanBody>) {
+  orNotFound(await repo.get(db, caller.orgId, id), 'VLAN');
+  await assertLocation(db, caller.orgId, input.location_id);
+  const values = given({
+    vlanNumber: input.vlan_number,
+    name: input.name,
+    description: input.description,
+    locationId: input.location_id,
+  });
+  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateNumber(input.vlan_number));
+  return toDto(orNotFound(row, 'VLAN'));
+}
+
+export async function deleteVlan(db: Db, caller: Principal, id: string) {
+  orNotFound(await repo.remove(db, caller.orgId, id), 'VLAN');
+}

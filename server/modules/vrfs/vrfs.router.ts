@@ -1,0 +1,22 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as service from './vrfs.service';
+
+const s = initServer();
+
+export const vrfsRouter = (db: Db) =>
+  s.router(contract.vrfs, {
+    listVrfs: async ({ req }) => ({ status: 200, body: await service.listVrfs(db, principalOf(req)) }),
+    createVrf: async ({ req, body }) => ({ status: 201, body: await service.createVrf(db, principalOf(req), body) }),
+    getVrf: async ({ req, params }) => ({ status: 200, body: await service.getVrf(db, principalOf(req), params.id) }),
+    updateVrf: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateVrf(db, principalOf(req), params.id, body),
+    }),
+    deleteVrf: async ({ req, params }) => {
+      await service.deleteVrf(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+  });

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import type { CreateVrfBody, UpdateVrfBody, Vrf } from '../../../contract/vrfs.contract';
+import type { Db } from '../../db/connection';
+import { inUse, isForeignKeyViolation } from '../../http/errors';
+import type { Principal } from '../identity/identity.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import * as repo from './vrfs.repo';
+
+const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({
+  id: row.id,
+  name: row.name,
+  rd: row.rd,
+  description: row.description,
+  created_at: row.createdAt.toISOString(),
+});
+
+const duplicateName = (name: string) => `A VRF named "${name}" already exists`;
+
+export async function listVrfs(db: Db, caller: Principal) {
+  const rows = await repo.listWithCounts(db, caller.orgId);
+  return rows.map((r) => ({ ...toDto(r.vrf), subnet_count: r.subnetCount }));
+}
+
+export async function getVrf(db: Db, caller: Principal, id: string) {
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'VRF'));
+}
+
+export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof CreateVrfBody>) {
+  return db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
+    const values = given({ name: input.name, rd: input.rd, description: input.description }) as repo.VrfValues;
+    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name)));
+  });
+}
+
+export async function updateVrf(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVrfBody>) {
+  const values = given({ name: input.name, rd: input.rd, description: input.description });
+  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
+  return toDto(orNotFound(row, 'VRF'));
+}
+
+/** A VRF that subnets still use is refused: deleting it would silently merge their space into another. */
+export async function deleteVrf(db: Db, caller: Principal, id: string) {
+  const vrf = orNotFound(await repo.get(db, caller.orgId, id), 'VRF');
+  const used = await repo.countSubnets(db, caller.orgId, id);
+  if (used > 0) throw inUse(`VRF "${vrf.name}" is used by ${used} subnet(s); move or delete them first`);
+  try {
+    await repo.remove(db, caller.orgId, id);
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw inUse(`VRF "${vrf.name}" is used by subnets; move or delete them first`);
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import { contract } from '../contract';
+import type { Db } from './db/connection';
+import { notImplemented } from './http/errors';
+import { foldersRouter } from './modules/folders/folders.router';
+import { locationsRouter } from './modules/locations/locations.router';
+import { vlansRouter } from './modules/vlans/vlans.router';
+import { vrfsRouter } from './modules/vrfs/vrfs.router';
+
+/** Answers 501 for a route of the contract that is not built yet. */
+export const notImplementedHandler = async (): Promise<never> => {
+  throw notImplemented();
+};
+
+type Handlers = { [key: string]: Handlers | ((...args: any[]) => unknown) };
+
+function implementedRouters(db: Db): Handlers {
+  return {
+    folders: foldersRouter(db),
+    vlans: vlansRouter(db),
+    vrfs: vrfsRouter(db),
+    locations: locationsRouter(db),
+  } as unknown as Handlers;
+}
+
+/** Every route of the contract, with the built handlers and a 501 stub for the rest. */
+function complete(router: AppRouter, handlers: Handlers | undefined): Handlers {
+  const result: Handlers = {};
+  for (const [key, value] of Object.entries(router)) {
+    const given = handlers?.[key];
+    if (isAppRoute(value)) result[key] = typeof given === 'function' ? given : notImplementedHandler;
+    else result[key] = complete(value as AppRouter, given as Handlers | undefined);
+  }
+  return result;
+}
+
+export function buildRouter(db: Db) {
+  return complete(contract, implementedRouters(db));
+}
+
+/** The router's own route list: each route of the contract with whether it is implemented. */
+export function listRoutes(db: Db): { id: string; route: AppRoute; implemented: boolean }[] {
+  const routes: { id: string; route: AppRoute; implemented: boolean }[] = [];
+  const walk = (router: AppRouter, handlers: Handlers) => {
+    for (const [key, value] of Object.entries(router)) {
+      if (isAppRoute(value))
+        routes.push({ id: key, route: value, implemented: handlers[key] !== notImplementedHandler });
+      else walk(value as AppRouter, handlers[key] as Handlers);
+    }
+  };
+  walk(contract, buildRouter(db));
+  return routes;
+}
