@@ -41,33 +41,41 @@ function parsePermissions(value: string | undefined): ('read' | 'write')[] | und
   return permissions as ('read' | 'write')[];
 }
 
-async function run(
-  db: Db,
-  command: string,
-  values: Record<string, string | string[] | boolean | undefined>,
-): Promise<string> {
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+/** Validates the command line first, so a typo never touches (or waits for) the database. */
+function command(name: string, values: Values): (db: Db) => Promise<string> {
   const email = values.email as string | undefined;
+  if (!['create-key', 'create-session', 'set-plan', 'set-limits'].includes(name)) {
+    throw new HttpError(400, 'validation', `Unknown command ${name}\n\n${usage}`);
+  }
   if (!email) throw new HttpError(400, 'validation', '--email is required');
-  switch (command) {
+  switch (name) {
     case 'create-key': {
-      const user = await identity.ensureUser(db, email, { plan: values.plan as Plan, role: values.role as Role });
-      const name = (values.name as string | undefined) ?? 'operator key';
-      const { key } = await identity.createApiKey(db, user, name, parsePermissions(values.permissions as string));
-      return key;
+      const permissions = parsePermissions(values.permissions as string | undefined);
+      const keyName = (values.name as string | undefined) ?? 'operator key';
+      return async (db) => {
+        const user = await identity.ensureUser(db, email, { plan: values.plan as Plan, role: values.role as Role });
+        return (await identity.createApiKey(db, user, keyName, permissions)).key;
+      };
     }
-    case 'create-session': {
-      const user = await identity.ensureUser(db, email);
-      return identity.createSession(db, user.id);
+    case 'create-session':
+      return async (db) => identity.createSession(db, (await identity.ensureUser(db, email)).id);
+    case 'set-plan': {
+      const plan = values.plan as Plan | undefined;
+      if (!plan) throw new HttpError(400, 'validation', '--plan is required');
+      return async (db) => {
+        await identity.setPlan(db, email, plan);
+        return `plan of ${email}'s organisation set to ${plan}`;
+      };
     }
-    case 'set-plan':
-      if (!values.plan) throw new HttpError(400, 'validation', '--plan is required');
-      await identity.setPlan(db, email, values.plan as Plan);
-      return `plan of ${email}'s organisation set to ${values.plan}`;
-    case 'set-limits':
-      await identity.setLimits(db, email, parseLimits((values.limit as string[] | undefined) ?? []));
-      return `limits of ${email}'s organisation updated`;
-    default:
-      throw new HttpError(400, 'validation', `Unknown command ${command}\n\n${usage}`);
+    default: {
+      const limits = parseLimits((values.limit as string[] | undefined) ?? []);
+      return async (db) => {
+        await identity.setLimits(db, email, limits);
+        return `limits of ${email}'s organisation updated`;
+      };
+    }
   }
 }
 
@@ -88,9 +96,10 @@ async function main() {
     console.log(usage);
     process.exit(values.help ? 0 : 2);
   }
+  const run = command(positionals[0], values);
   const database = await openConfiguredDatabase(loadConfig());
   try {
-    console.log(await run(database.db, positionals[0], values));
+    console.log(await run(database.db));
   } finally {
     await database.close();
   }

@@ -7,12 +7,16 @@ import { locationsRouter } from './modules/locations/locations.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
 
-/** Answers 501 for a route of the contract that is not built yet. */
-export const notImplementedHandler = async (): Promise<never> => {
-  throw notImplemented();
+/** Answers 501 for a route of the contract that is not built yet: after authentication, before validation. */
+const notImplementedRoute = {
+  middleware: [(_req: unknown, _res: unknown, next: (error: unknown) => void) => next(notImplemented())],
+  handler: async (): Promise<never> => {
+    throw notImplemented();
+  },
 };
 
-type Handlers = { [key: string]: Handlers | ((...args: any[]) => unknown) };
+type Handler = ((...args: any[]) => unknown) | typeof notImplementedRoute;
+type Handlers = { [key: string]: Handlers | Handler };
 
 function implementedRouters(db: Db): Handlers {
   return {
@@ -28,7 +32,7 @@ function complete(router: AppRouter, handlers: Handlers | undefined): Handlers {
   const result: Handlers = {};
   for (const [key, value] of Object.entries(router)) {
     const given = handlers?.[key];
-    if (isAppRoute(value)) result[key] = typeof given === 'function' ? given : notImplementedHandler;
+    if (isAppRoute(value)) result[key] = typeof given === 'function' ? given : notImplementedRoute;
     else result[key] = complete(value as AppRouter, given as Handlers | undefined);
   }
   return result;
@@ -43,8 +47,7 @@ export function listRoutes(db: Db): { id: string; route: AppRoute; implemented: 
   const routes: { id: string; route: AppRoute; implemented: boolean }[] = [];
   const walk = (router: AppRouter, handlers: Handlers) => {
     for (const [key, value] of Object.entries(router)) {
-      if (isAppRoute(value))
-        routes.push({ id: key, route: value, implemented: handlers[key] !== notImplementedHandler });
+      if (isAppRoute(value)) routes.push({ id: key, route: value, implemented: handlers[key] !== notImplementedRoute });
       else walk(value as AppRouter, handlers[key] as Handlers);
     }
   };

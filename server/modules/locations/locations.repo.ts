@@ -1,6 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
-import { locations, subnets, vlans } from '../../db/schema';
+import { locations } from '../../db/schema';
 
 export type LocationRow = typeof locations.$inferSelect;
 export type LocationValues = { name: string; address?: string };
@@ -12,11 +12,11 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .select({
       location: locations,
       subnetCount:
-        sql<number>`(SELECT count(*) FROM ${subnets} WHERE ${subnets.orgId} = ${locations.orgId} AND ${subnets.locationId} = ${locations.id})`.mapWith(
+        sql<number>`(SELECT count(*)::int FROM subnets s WHERE s.org_id = locations.org_id AND s.location_id = locations.id)`.mapWith(
           Number,
         ),
       vlanCount:
-        sql<number>`(SELECT count(*) FROM ${vlans} WHERE ${vlans.orgId} = ${locations.orgId} AND ${vlans.locationId} = ${locations.id})`.mapWith(
+        sql<number>`(SELECT count(*)::int FROM vlans v WHERE v.org_id = locations.org_id AND v.location_id = locations.id)`.mapWith(
           Number,
         ),
     })

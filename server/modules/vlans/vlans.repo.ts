@@ -1,6 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
-import { subnets, vlans } from '../../db/schema';
+import { vlans } from '../../db/schema';
 
 export type VlanRow = typeof vlans.$inferSelect;
 export type VlanValues = { vlanNumber: number; name?: string; description?: string; locationId?: string | null };
@@ -12,7 +12,7 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .select({
       vlan: vlans,
       subnetCount:
-        sql<number>`(SELECT count(*) FROM ${subnets} WHERE ${subnets.orgId} = ${vlans.orgId} AND ${subnets.vlanId} = ${vlans.id})`.mapWith(
+        sql<number>`(SELECT count(*)::int FROM subnets s WHERE s.org_id = vlans.org_id AND s.vlan_id = vlans.id)`.mapWith(
           Number,
         ),
     })

@@ -12,7 +12,7 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .select({
       vrf: vrfs,
       subnetCount:
-        sql<number>`(SELECT count(*) FROM ${subnets} WHERE ${subnets.orgId} = ${vrfs.orgId} AND ${subnets.vrfId} = ${vrfs.id})`.mapWith(
+        sql<number>`(SELECT count(*)::int FROM subnets s WHERE s.org_id = vrfs.org_id AND s.vrf_id = vrfs.id)`.mapWith(
           Number,
         ),
     })

@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../openapi/document';
+import { startTestServer, type TestServer } from '../support/server';
+
+const committedPath = 'openapi/openapi.json';
+const committed = JSON.parse(readFileSync(committedPath, 'utf8'));
+const operations = Object.values<Record<string, any>>(committed.paths).flatMap((item) => Object.values(item));
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+describe('the OpenAPI document', () => {
+  it('is current: the committed openapi.json equals the one derived from the contract (else run npm run openapi)', () => {
+    expect(committed, 'openapi/openapi.json is stale: run npm run openapi').toEqual(buildOpenApiDocument());
+  });
+
+  it('passes @apidevtools/swagger-parser validation', async () => {
+    await expect(SwaggerParser.validate(structuredClone(committed))).resolves.toBeTruthy();
+  });
+
+  it('passes redocly lint with the recommended ruleset with no errors', async () => {
+    const { stdout } = await promisify(execFile)(
+      'node_modules/.bin/redocly',
+      ['lint', committedPath, '--format=json'],
+      {
+        maxBuffer: 32 * 1024 * 1024,
+      },
+    ).catch((error) => error);
+    const report = JSON.parse(stdout);
+    const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
+    expect(errors, JSON.stringify(errors, null, 1)).toEqual([]);
+  }, 60_000);
+
+  it('gives every operation a unique verb-noun operationId, a summary, a description, a tag and security', () => {
+    const ids = operations.map((op) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const op of operations) {
+      expect(op.operationId).toMatch(/^[a-z]+[A-Z][A-Za-z0-9]*$/);
+      expect(op.summary, op.operationId).toBeTruthy();
+      expect(op.description, op.operationId).toBeTruthy();
+      expect(op.tags, op.operationId).toHaveLength(1);
+      expect(op.security, op.operationId).toBeDefined();
+    }
+  });
+
+  it('leaves the network tools and the public sign-in routes without security', () => {
+    const publicIds = operations.filter((op) => op.security.length === 0).map((op) => op.operationId);
+    expect(publicIds).toEqual(
+      expect.arrayContaining(['sendMagicLink', 'verifyMagicLink', 'acceptInvitation', 'lookupDns', 'getMyIp']),
+    );
+    const folders = operations.find((op) => op.operationId === 'listFolders');
+    expect(folders.security).toEqual([{ ApiKey: [] }, { SessionCookie: [] }]);
+  });
+
+  it('documents the security schemes: a bearer API key and the service_session cookie', () => {
+    expect(committed.components.securitySchemes).toMatchObject({
+      ApiKey: { type: 'http', scheme: 'bearer' },
+      SessionCookie: { type: 'apiKey', in: 'cookie', name: 'service_session' },
+    });
+  });
+
+  it('marks JSON request bodies required and documents response headers', () => {
+    const create = committed.paths['/api/v1/folders'].post;
+    expect(create.requestBody.required).toBe(true);
+    expect(Object.keys(create.responses['201'].headers)).toEqual([
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]);
+    expect(create.responses['429'].headers['Retry-After']).toBeDefined();
+    const list = committed.paths['/api/v1/subnets/{id}/addresses'].get;
+    expect(list.responses['200'].headers['X-Total-Count']).toBeDefined();
+  });
+
+  it('names the error schema ApiError, not Error', () => {
+    expect(committed.components.schemas.ApiError).toBeDefined();
+    expect(committed.components.schemas.Error).toBeUndefined();
+  });
+
+  it('puts the limits of the specification in the schemas', () => {
+    const schemas = committed.components.schemas;
+    expect(schemas.CreateVlanBody.properties.vlan_number).toMatchObject({ minimum: 1, maximum: 4094 });
+    expect(schemas.BatchCreateAddressesBody.properties.ips.maxItems).toBe(500);
+    expect(schemas.ImportSubnetsBody.properties.subnets.maxItems).toBe(1000);
+    const limit = (path: string, name: string) =>
+      committed.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    expect(limit('/api/v1/subnets/{id}/addresses', 'limit')).toMatchObject({ maximum: 1000, default: 1000 });
+    expect(limit('/api/v1/subnets/{id}/free-blocks', 'limit')).toMatchObject({ maximum: 50, default: 5 });
+    expect(limit('/api/v1/activity', 'limit')).toMatchObject({ maximum: 500, default: 50 });
+    expect(limit('/api/v1/webhooks/{id}/deliveries', 'limit')).toMatchObject({ maximum: 100, default: 50 });
+    expect(limit('/api/v1/search', 'q')).toMatchObject({ maxLength: 500 });
+  });
+});
+
+describe('served documentation', () => {
+  it('serves the document at /openapi.json', async () => {
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(committed);
+  });
+
+  it('serves Swagger UI at /docs', async () => {
+    const response = await fetch(`${server.url}/docs/`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('swagger-ui');
+  });
+});

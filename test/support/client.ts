@@ -1,0 +1,70 @@
+import type { AppRoute } from '@ts-rest/core';
+import { route } from './routes';
+
+export interface ApiResponse {
+  operationId: string;
+  route: AppRoute;
+  status: number;
+  headers: Headers;
+  text: string;
+  body: unknown;
+}
+
+export type Credentials = { key: string } | { session: string; csrf?: boolean } | { authorization: string } | null;
+
+export interface CallOptions {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  /** A JSON value, or a raw string sent as is. */
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  as?: Credentials;
+}
+
+/** Calls a route of the contract by operationId over real HTTP. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly credentials: Credentials = null,
+  ) {}
+
+  as(credentials: Credentials): ApiClient {
+    return new ApiClient(this.baseUrl, credentials);
+  }
+
+  async call(operationId: string, options: CallOptions = {}): Promise<ApiResponse> {
+    const r = route(operationId);
+    const path = r.path.replace(/:(\w+)/g, (_, name) => {
+      const value = options.params?.[name];
+      if (value === undefined) throw new Error(`${operationId}: missing path param ${name}`);
+      return encodeURIComponent(value);
+    });
+    const url = new URL(path, this.baseUrl);
+    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = {
+      ...authHeaders(options.as !== undefined ? options.as : this.credentials),
+    };
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    Object.assign(headers, options.headers);
+    const response = await fetch(url, { method: r.method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (response.headers.get('content-type')?.includes('application/json')) parsed = JSON.parse(text);
+    return { operationId, route: r, status: response.status, headers: response.headers, text, body: parsed };
+  }
+}
+
+function authHeaders(credentials: Credentials): Record<string, string> {
+  if (!credentials) return {};
+  if ('key' in credentials) return { authorization: `Bearer ${credentials.key}` };
+  if ('authorization' in credentials) return { authorization: credentials.authorization };
+  const headers: Record<string, string> = { cookie: `service_session=${credentials.session}` };
+  if (credentials.csrf !== false) headers['x-requested-with'] = 'XMLHttpRequest';
+  return headers;
+}

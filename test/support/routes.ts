@@ -1,0 +1,31 @@
+import { type AppRoute, type AppRouter, isAppRoute, isAppRouteNoBody, isAppRouteOtherResponse } from '@ts-rest/core';
+import type { ZodTypeAny } from 'zod';
+import { contract } from '../../contract';
+
+/** Every route of the contract by operationId (the route key). */
+export const routesById: Record<string, AppRoute> = {};
+(function walk(router: AppRouter) {
+  for (const [key, value] of Object.entries(router)) {
+    if (isAppRoute(value)) routesById[key] = value;
+    else walk(value as AppRouter);
+  }
+})(contract);
+
+export function route(operationId: string): AppRoute {
+  const found = routesById[operationId];
+  if (!found) throw new Error(`No route ${operationId} in the contract`);
+  return found;
+}
+
+/** The response schema a route declares for a status: a zod schema, 'no-body', or undefined if not declared. */
+export function responseSchema(r: AppRoute, status: number): ZodTypeAny | 'no-body' | undefined {
+  const declared = (r.responses as Record<number, any>)[status];
+  if (declared === undefined) return undefined;
+  if (isAppRouteNoBody(declared)) return 'no-body';
+  if (isAppRouteOtherResponse(declared)) return declared.body as ZodTypeAny;
+  return declared as ZodTypeAny;
+}
+
+export const declaredStatuses = (r: AppRoute) => Object.keys(r.responses).map(Number);
+export const hasJsonBody = (r: AppRoute) => r.method !== 'GET' && 'body' in r && !isAppRouteNoBody(r.body);
+export const hasIdParam = (r: AppRoute) => r.path.includes('/:');

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../server/app';
+import { type Database, openDatabase } from '../../server/db/connection';
+import type { Role } from '../../server/modules/identity/identity.repo';
+import * as identity from '../../server/modules/identity/identity.service';
+import type { LimitName, Plan } from '../../server/modules/plans/limits';
+import { ApiClient } from './client';
+
+export interface TestOrg {
+  email: string;
+  userId: string;
+  orgId: string;
+  /** Read and write key. */
+  key: string;
+  session: string;
+  /** Client using the read/write key. */
+  api: ApiClient;
+  /** Client using the session cookie with the CSRF header. */
+  web: ApiClient;
+  keyWith(permissions: ('read' | 'write')[]): Promise<string>;
+  /** Another user in the same organisation, with a role. */
+  member(role: Role): Promise<{ key: string; session: string; api: ApiClient; web: ApiClient }>;
+}
+
+export interface TestServer {
+  url: string;
+  database: Database;
+  anonymous: ApiClient;
+  newOrg(options?: { plan?: Plan; role?: Role; limits?: Partial<Record<LimitName, number | null>> }): Promise<TestOrg>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a real database, listening on loopback: PGlite in memory by default, the PostgreSQL
+ * server named by TEST_DATABASE_URL otherwise (PGlite in `dataDir` when given). Tests stay independent by each making its own organisation.
+ */
+export async function startTestServer(options: { dataDir?: string } = {}): Promise<TestServer> {
+  const url = process.env.TEST_DATABASE_URL;
+  const database = await openDatabase(
+    url ? { databaseUrl: url, maxConnections: 5 } : { dataDir: options.dataDir ?? null },
+  );
+  const errors: unknown[] = [];
+  const app = createApp({ trustProxy: false }, { db: database.db, log: (m, e) => errors.push([m, e]) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const db = database.db;
+
+  async function credentialsFor(user: { id: string; orgId: string }) {
+    const { key } = await identity.createApiKey(db, user, 'test');
+    const session = await identity.createSession(db, user.id);
+    return { key, session, api: new ApiClient(baseUrl, { key }), web: new ApiClient(baseUrl, { session }) };
+  }
+
+  return {
+    url: baseUrl,
+    database,
+    anonymous: new ApiClient(baseUrl),
+    async newOrg(options = {}) {
+      const email = `user-${randomUUID()}@example.test`;
+      const user = await identity.ensureUser(db, email, { plan: options.plan ?? 'pro', role: options.role });
+      if (options.limits) await identity.setLimits(db, email, options.limits);
+      const credentials = await credentialsFor(user);
+      return {
+        email,
+        userId: user.id,
+        orgId: user.orgId,
+        ...credentials,
+        keyWith: async (permissions) => (await identity.createApiKey(db, user, 'scoped', permissions)).key,
+        member: async (role) => {
+          const { insertUser } = await import('../../server/modules/identity/identity.repo');
+          const other = await insertUser(db, {
+            orgId: user.orgId,
+            email: `member-${randomUUID()}@example.test`,
+            name: '',
+            role,
+          });
+          return credentialsFor(other);
+        },
+      };
+    },
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await database.close();
+      if (errors.length > 0) throw new Error(`The server logged unhandled errors: ${JSON.stringify(errors, null, 1)}`);
+    },
+  };
+}
