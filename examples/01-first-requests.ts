@@ -15,7 +15,8 @@ const ipam = createClient({ baseUrl: process.env.IPAM_BASE_URL ?? 'http://localh
 
 // Every call resolves to {status, data, headers}; checking status narrows data to that response's type.
 const created = await ipam.createFolder({ name: `Example folder ${Date.now()}`, description: 'made by example 01' });
-if (created.status !== 201) throw new Error(`createFolder: ${created.status} ${created.data.code}: ${created.data.error}`);
+if (created.status !== 201)
+  throw new Error(`createFolder: ${created.status} ${created.data.code}: ${created.data.error}`);
 console.log('created folder', created.data.id, created.data.name);
 
 const vlan = await ipam.createVlan({ vlan_number: 100 + Math.floor(Math.random() * 3900), name: 'example' });

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
