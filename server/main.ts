@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openConfiguredDatabase } from './database';
@@ -7,7 +8,8 @@ const database = await openConfiguredDatabase(config);
 const app = createApp(config, { db: database.db });
 const server = app.listen(config.port, config.host, () => {
   const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
-  console.log(`IPAM API listening on http://localhost:${config.port} (${where}); docs at /docs`);
+  const { port } = server.address() as AddressInfo;
+  console.log(`IPAM API listening on http://localhost:${port} (${where}); docs at /docs`);
 });
 
 let stopping = false;

@@ -2,8 +2,10 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract } from '../contract';
 import type { Db } from './db/connection';
 import { notImplemented } from './http/errors';
+import { addressesRouter } from './modules/addresses/addresses.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { locationsRouter } from './modules/locations/locations.router';
+import { subnetsRouter } from './modules/subnets/subnets.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
 
@@ -21,6 +23,8 @@ type Handlers = { [key: string]: Handlers | Handler };
 function implementedRouters(db: Db): Handlers {
   return {
     folders: foldersRouter(db),
+    subnets: subnetsRouter(db),
+    addresses: addressesRouter(db),
     vlans: vlansRouter(db),
     vrfs: vrfsRouter(db),
     locations: locationsRouter(db),

@@ -23,12 +23,14 @@ export const CustomFields = extendApi(z.record(z.string(), z.unknown()), {
 });
 
 /** Query integer with a range and default, e.g. `limit` and `offset`. */
+export function queryInt(min: number, max: number): z.ZodOptional<z.ZodNumber>;
+export function queryInt(min: number, max: number, defaultValue: number): z.ZodDefault<z.ZodNumber>;
 export function queryInt(min: number, max: number, defaultValue?: number) {
   const base = z.coerce.number().int().min(min).max(max);
   return defaultValue === undefined ? base.optional() : base.default(defaultValue);
 }
 
-export const Offset = z.coerce.number().int().min(0).default(0).describe('Number of items to skip');
+export const Offset = z.coerce.number().int().min(0).max(1_000_000_000).default(0).describe('Number of items to skip');
 
 /** A text field a user types: trimmed, bounded so no one stores a novel in a description. */
 export function text(max = 1000) {

@@ -1,4 +1,5 @@
 /** Drizzle table definitions for querying. The SQL in migrations/ is the source of the schema. */
+import { sql } from 'drizzle-orm';
 import { boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const id = () => uuid('id').primaryKey().defaultRandom();
@@ -93,6 +94,8 @@ export const subnets = pgTable('subnets', {
   parentId: uuid('parent_id'),
   folderId: uuid('folder_id'),
   vrfId: uuid('vrf_id'),
+  /** The VRF, or the nil UUID for the global space (generated). */
+  spaceId: uuid('space_id').generatedAlwaysAs(sql`COALESCE(vrf_id, '00000000-0000-0000-0000-000000000000'::uuid)`),
   vlanId: uuid('vlan_id'),
   locationId: uuid('location_id'),
   network: cidr('network').notNull(),
@@ -114,6 +117,7 @@ export const addresses = pgTable('addresses', {
   orgId: orgId(),
   subnetId: uuid('subnet_id').notNull(),
   vrfId: uuid('vrf_id'),
+  spaceId: uuid('space_id').generatedAlwaysAs(sql`COALESCE(vrf_id, '00000000-0000-0000-0000-000000000000'::uuid)`),
   ip: inet('ip').notNull(),
   hostname: text('hostname').notNull().default(''),
   macAddress: text('mac_address').notNull().default(''),

@@ -9,7 +9,7 @@ import { routeMeta } from '../../contract';
 import { listRoutes } from '../../server/routes';
 import type { CallOptions } from '../support/client';
 import { expectStatus } from '../support/observed';
-import { declaredStatuses, hasIdParam, hasJsonBody } from '../support/routes';
+import { declaredStatuses, exampleBody, hasIdParam, hasJsonBody } from '../support/routes';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
 let server: TestServer;
@@ -26,11 +26,15 @@ const authenticated = routes.filter((r) => routeMeta(r.route).access !== 'public
 const declares = (status: number) => (r: { route: AppRoute }) => declaredStatuses(r.route).includes(status);
 const ids = (r: { id: string }) => r.id;
 
-/** Path params filled with fresh UUIDs (nothing exists there) and a body that passes validation where needed. */
-function callFor(route: AppRoute, overrides: CallOptions = {}): CallOptions {
+/** Required query parameters, for routes whose query validation would otherwise answer before the lookup. */
+const validQuery: Record<string, Record<string, string | number>> = { getSubnetFreeBlocks: { prefix: 28 } };
+
+/** Path params filled with fresh UUIDs (nothing exists there), a valid body (the document's example) and query. */
+function callFor(id: string, route: AppRoute, overrides: CallOptions = {}): CallOptions {
   const params: Record<string, string> = {};
   for (const [, name] of route.path.matchAll(/:(\w+)/g)) params[name] = randomUUID();
-  return { params, body: hasJsonBody(route) ? {} : undefined, ...overrides };
+  const body = hasJsonBody(route) ? (exampleBody(id) ?? {}) : undefined;
+  return { params, body, query: validQuery[id], ...overrides };
 }
 
 describe('every implemented route', () => {
@@ -43,13 +47,13 @@ describe('every implemented route', () => {
 
   it.each(authenticated.filter(declares(401)).map(ids))('%s answers 401 without credentials', async (id) => {
     const route = routes.find((r) => r.id === id)!.route;
-    expectStatus(await server.anonymous.call(id, callFor(route)), 401);
+    expectStatus(await server.anonymous.call(id, callFor(id, route)), 401);
   });
 
   it.each(authenticated.filter(declares(403)).map(ids))('%s answers 403 to a key without its scope', async (id) => {
     const route = routes.find((r) => r.id === id)!.route;
     const key = await org.keyWith(routeMeta(route).scope === 'write' ? ['read'] : ['write']);
-    expectStatus(await org.api.call(id, callFor(route, { as: { key } })), 403);
+    expectStatus(await org.api.call(id, callFor(id, route, { as: { key } })), 403);
   });
 
   it.each(routes.filter((r) => hasIdParam(r.route) && declares(400)(r)).map(ids))(
@@ -57,7 +61,7 @@ describe('every implemented route', () => {
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
       const params = Object.fromEntries([...route.path.matchAll(/:(\w+)/g)].map(([, name]) => [name, 'not-a-uuid']));
-      const error = expectStatus(await org.api.call(id, callFor(route, { params })), 400);
+      const error = expectStatus(await org.api.call(id, callFor(id, route, { params })), 400);
       expect(error.error).toContain('Invalid uuid');
     },
   );
@@ -66,7 +70,7 @@ describe('every implemented route', () => {
     '%s answers 404 for an id that does not exist',
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
-      expectStatus(await org.api.call(id, callFor(route)), 404);
+      expectStatus(await org.api.call(id, callFor(id, route)), 404);
     },
   );
 
@@ -74,7 +78,11 @@ describe('every implemented route', () => {
     '%s answers 415 to a non-JSON body',
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
-      const options = callFor(route, { body: undefined, rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+      const options = callFor(id, route, {
+        body: undefined,
+        rawBody: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      });
       expectStatus(await org.api.call(id, options), 415);
     },
   );
@@ -84,7 +92,7 @@ describe('every implemented route', () => {
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
       const limit = route.path.startsWith('/api/v1/import/') ? 10 : 1;
-      const options = callFor(route, { body: { padding: 'x'.repeat(limit * 1024 * 1024 + 1) } });
+      const options = callFor(id, route, { body: { padding: 'x'.repeat(limit * 1024 * 1024 + 1) } });
       expectStatus(await org.api.call(id, options), 413);
     },
   );
@@ -95,7 +103,7 @@ describe('routes not built yet', () => {
 
   it.each(pending.map(ids))('%s answers 501 not_implemented', async (id) => {
     const route = pending.find((r) => r.id === id)!.route;
-    const response = await org.api.call(id, callFor(route, { body: hasJsonBody(route) ? {} : undefined }));
+    const response = await org.api.call(id, callFor(id, route, { body: hasJsonBody(route) ? {} : undefined }));
     expect(response.status).toBe(501);
     expect(response.body).toMatchObject({ code: 'not_implemented' });
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type AppRoute, type AppRouter, isAppRoute, isAppRouteNoBody, isAppRouteOtherResponse } from '@ts-rest/core';
 import type { ZodTypeAny } from 'zod';
 import { contract } from '../../contract';
@@ -29,3 +30,19 @@ export function responseSchema(r: AppRoute, status: number): ZodTypeAny | 'no-bo
 export const declaredStatuses = (r: AppRoute) => Object.keys(r.responses).map(Number);
 export const hasJsonBody = (r: AppRoute) => r.method !== 'GET' && 'body' in r && !isAppRouteNoBody(r.body);
 export const hasIdParam = (r: AppRoute) => r.path.includes('/:');
+
+const document = JSON.parse(readFileSync('openapi/openapi.json', 'utf8'));
+const operations = new Map<string, any>(
+  Object.values<Record<string, any>>(document.paths).flatMap((item) =>
+    Object.values(item).map((op) => [op.operationId, op]),
+  ),
+);
+
+/** The request body example the OpenAPI document gives for an operation (lint checks it matches the schema). */
+export function exampleBody(operationId: string): unknown {
+  const content = operations.get(operationId)?.requestBody?.content?.['application/json'];
+  if (!content) return undefined;
+  const ref: string | undefined = content.schema?.$ref;
+  const schema = ref ? document.components.schemas[ref.split('/').at(-1)!] : content.schema;
+  return content.example ?? schema?.example;
+}

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection';
 import { duplicate, isUniqueViolation, notFound } from '../../http/errors';
-import { lockOrganization } from '../identity/identity.repo';
+import { getOrganization, lockOrganization } from '../identity/identity.repo';
 import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
 
 export function orNotFound<T>(row: T | undefined | null, resource: string): T {
@@ -20,7 +20,7 @@ export async function uniqueOr<T>(action: () => Promise<T>, message: string): Pr
 
 /**
  * Checks a plan limit inside the caller's transaction, with the organisation row locked, so two
- * concurrent creates cannot both take the last slot.
+ * concurrent creates cannot both take the last slot. An unlimited plan takes no lock and counts nothing.
  */
 export async function assertLimitLocked(
   tx: Db,
@@ -29,6 +29,8 @@ export async function assertLimitLocked(
   countCurrent: () => Promise<number>,
   adding = 1,
 ): Promise<void> {
+  const current = await getOrganization(tx, orgId);
+  if (current && effectiveLimits(current.plan, current.limitOverrides)[name] === null) return;
   const org = await lockOrganization(tx, orgId);
   assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, await countCurrent(), adding);
 }

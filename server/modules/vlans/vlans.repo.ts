@@ -46,3 +46,11 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
 /** Subnets on the VLAN keep existing: the foreign key clears their vlan_id. */
 export const remove = async (db: Db, orgId: string, id: string) =>
   (await db.delete(vlans).where(inOrg(orgId, id)).returning({ id: vlans.id }))[0];
+
+export const findByNumber = async (db: Db, orgId: string, vlanNumber: number) =>
+  (
+    await db
+      .select()
+      .from(vlans)
+      .where(and(eq(vlans.orgId, orgId), eq(vlans.vlanNumber, vlanNumber)))
+  )[0];

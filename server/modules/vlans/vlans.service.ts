@@ -64,3 +64,11 @@ export async function updateVlan(db: Db, caller: Principal, id: string, input: z
 export async function deleteVlan(db: Db, caller: Principal, id: string) {
   orNotFound(await repo.remove(db, caller.orgId, id), 'VLAN');
 }
+
+/** The organisation's VLAN with this number, created (within the plan's VLAN limit) when missing. */
+export async function ensureVlan(tx: Db, orgId: string, vlanNumber: number) {
+  const existing = await repo.findByNumber(tx, orgId, vlanNumber);
+  if (existing) return existing;
+  await assertLimitLocked(tx, orgId, 'vlans', () => repo.countInOrg(tx, orgId));
+  return repo.insert(tx, orgId, { vlanNumber });
+}

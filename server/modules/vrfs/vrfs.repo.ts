@@ -53,3 +53,11 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
 
 export const remove = async (db: Db, orgId: string, id: string) =>
   (await db.delete(vrfs).where(inOrg(orgId, id)).returning({ id: vrfs.id }))[0];
+
+export const findByName = async (db: Db, orgId: string, name: string) =>
+  (
+    await db
+      .select()
+      .from(vrfs)
+      .where(and(eq(vrfs.orgId, orgId), eq(vrfs.name, name)))
+  )[0];

@@ -51,3 +51,11 @@ export async function deleteVrf(db: Db, caller: Principal, id: string) {
     throw error;
   }
 }
+
+/** The organisation's VRF with this name, created (within the plan's VRF limit) when missing. */
+export async function ensureVrf(tx: Db, orgId: string, name: string) {
+  const existing = await repo.findByName(tx, orgId, name);
+  if (existing) return existing;
+  await assertLimitLocked(tx, orgId, 'vrfs', () => repo.countInOrg(tx, orgId));
+  return repo.insert(tx, orgId, { name });
+}

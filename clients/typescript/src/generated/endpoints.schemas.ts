@@ -2327,6 +2327,7 @@ export type ListSubnetAddressesParams = {
   /**
    * Number of items to skip
    * @minimum 0
+   * @maximum 1000000000
    */
   offset?: number;
 };
@@ -2341,6 +2342,7 @@ export type ListWebhookDeliveriesParams = {
   /**
    * Number of items to skip
    * @minimum 0
+   * @maximum 1000000000
    */
   offset?: number;
 };
@@ -2378,6 +2380,7 @@ export type ListActivityParams = {
   /**
    * Number of items to skip
    * @minimum 0
+   * @maximum 1000000000
    */
   offset?: number;
   /**

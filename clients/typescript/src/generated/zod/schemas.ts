@@ -923,6 +923,7 @@ export const listSubnetAddressesQueryLimitMax = 1000;
 
 export const listSubnetAddressesQueryOffsetDefault = 0;
 export const listSubnetAddressesQueryOffsetMin = 0;
+export const listSubnetAddressesQueryOffsetMax = 1000000000;
 
 export const ListSubnetAddressesQueryParams = zod
   .object({
@@ -937,6 +938,7 @@ export const ListSubnetAddressesQueryParams = zod
       .number()
       .int()
       .min(listSubnetAddressesQueryOffsetMin)
+      .max(listSubnetAddressesQueryOffsetMax)
       .default(listSubnetAddressesQueryOffsetDefault)
       .describe('Number of items to skip'),
   })
@@ -1935,6 +1937,7 @@ export const listWebhookDeliveriesQueryLimitMax = 100;
 
 export const listWebhookDeliveriesQueryOffsetDefault = 0;
 export const listWebhookDeliveriesQueryOffsetMin = 0;
+export const listWebhookDeliveriesQueryOffsetMax = 1000000000;
 
 export const ListWebhookDeliveriesQueryParams = zod
   .object({
@@ -1949,6 +1952,7 @@ export const ListWebhookDeliveriesQueryParams = zod
       .number()
       .int()
       .min(listWebhookDeliveriesQueryOffsetMin)
+      .max(listWebhookDeliveriesQueryOffsetMax)
       .default(listWebhookDeliveriesQueryOffsetDefault)
       .describe('Number of items to skip'),
   })
@@ -2699,6 +2703,7 @@ export const listActivityQueryLimitMax = 500;
 
 export const listActivityQueryOffsetDefault = 0;
 export const listActivityQueryOffsetMin = 0;
+export const listActivityQueryOffsetMax = 1000000000;
 
 export const listActivityQueryActionMax = 100;
 
@@ -2717,6 +2722,7 @@ export const ListActivityQueryParams = zod
       .number()
       .int()
       .min(listActivityQueryOffsetMin)
+      .max(listActivityQueryOffsetMax)
       .default(listActivityQueryOffsetDefault)
       .describe('Number of items to skip'),
     action: zod

@@ -1,0 +1,44 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as service from './addresses.service';
+
+const s = initServer();
+
+export const addressesRouter = (db: Db) =>
+  s.router(contract.addresses, {
+    listSubnetAddresses: async ({ req, res, params, query }) => {
+      const page = await service.listAddresses(db, principalOf(req), params.id, query.limit, query.offset);
+      res.setHeader('X-Total-Count', String(page.total));
+      return { status: 200, body: page.addresses };
+    },
+    createAddress: async ({ req, params, body }) => ({
+      status: 201,
+      body: await service.createAddress(db, principalOf(req), params.id, body),
+    }),
+    batchCreateAddresses: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.batchCreateAddresses(db, principalOf(req), params.id, body),
+    }),
+    batchUpdateAddresses: async ({ req, body }) => ({
+      status: 200,
+      body: await service.batchUpdateAddresses(db, principalOf(req), body),
+    }),
+    batchDeleteAddresses: async ({ req, body }) => ({
+      status: 200,
+      body: await service.batchDeleteAddresses(db, principalOf(req), body.ids),
+    }),
+    getAddress: async ({ req, params }) => ({
+      status: 200,
+      body: await service.getAddress(db, principalOf(req), params.id),
+    }),
+    updateAddress: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateAddress(db, principalOf(req), params.id, body),
+    }),
+    deleteAddress: async ({ req, params }) => {
+      await service.deleteAddress(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+  });

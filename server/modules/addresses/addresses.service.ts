@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+import type {
+  Address,
+  BatchCreateAddressesBody,
+  BatchUpdateAddressesBody,
+  CreateAddressBody,
+  UpdateAddressBody,
+} from '../../../contract/addresses.contract';
+import type { Db } from '../../db/connection';
+import { badRequest } from '../../http/errors';
+import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
+import type { Principal } from '../identity/identity.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { lockSpaces, spaceOf } from '../subnets/subnets.repo';
+import * as repo from './addresses.repo';
+
+type AddressDto = z.infer<typeof Address>;
+
+const toDto = (row: repo.AddressRow): AddressDto => ({
+  id: row.id,
+  subnet_id: row.subnetId,
+  ip: row.ip,
+  hostname: row.hostname,
+  mac_address: row.macAddress,
+  description: row.description,
+  status: row.status as AddressDto['status'],
+  owner: row.owner,
+  ...(row.ptrRecord !== null ? { ptr_record: row.ptrRecord } : {}),
+  ...(row.customFields ? { custom_fields: row.customFields } : {}),
+  ...(row.lastSeen ? { last_seen: row.lastSeen.toISOString() } : {}),
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+/** Any accepted MAC form, stored lower-case and colon-separated; '' clears. */
+export const normalizeMac = (mac: string) =>
+  mac === '' ? '' : (mac.replace(/[:-]/g, '').toLowerCase().match(/../g) ?? []).join(':');
+
+async function loadSubnet(db: Db, orgId: string, subnetId: string) {
+  const row = orNotFound(await repo.subnetOf(db, orgId, subnetId), 'Subnet');
+  return { row, cidr: parseCidr(row.network)!.cidr as Cidr };
+}
+
+/** An ip that may be assigned in this subnet: its family, inside it, not its network or broadcast. */
+function assignableIp(subnet: { row: { network: string; isPool: boolean }; cidr: Cidr }, text: string): string {
+  const ip = parseIp(text);
+  if (!ip) throw badRequest(`ip: ${text} is not an IP address`);
+  if (!containsIp(subnet.cidr, ip)) throw badRequest(`ip: ${text} is outside ${subnet.row.network}`);
+  if (!isAssignable(subnet.cidr, subnet.row.isPool, ip)) {
+    throw badRequest(`ip: ${text} is the network or broadcast address of ${subnet.row.network}`);
+  }
+  return formatIp(ip);
+}
+
+/** An address belongs to the smallest subnet containing it: one inside a child must be created there. */
+async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: string[]) {
+  const [inChild] = await repo.childrenContaining(db, orgId, subnetId, ips);
+  if (inChild) {
+    throw badRequest(
+      `ip: ${inChild.ip} belongs to the child subnet ${inChild.network} (${inChild.id}); create it there`,
+    );
+  }
+}
+
+export async function listAddresses(db: Db, caller: Principal, subnetId: string, limit: number, offset: number) {
+  await loadSubnet(db, caller.orgId, subnetId);
+  const total = await repo.countInSubnet(db, caller.orgId, subnetId);
+  // An offset at or past the end is an empty page; past 2^63 PostgreSQL would refuse it (a 500), so never send it.
+  const rows = offset < total ? await repo.listInSubnet(db, caller.orgId, subnetId, limit, offset) : [];
+  return { addresses: rows.map(toDto), total };
+}
+
+export async function getAddress(db: Db, caller: Principal, id: string) {
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Address'));
+}
+
+export async function createAddress(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof CreateAddressBody>,
+) {
+  const subnet = await loadSubnet(db, caller.orgId, subnetId);
+  const ip = assignableIp(subnet, input.ip);
+  return db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'addresses', () => repo.countInOrg(tx, caller.orgId));
+    await lockSpaces(tx, caller.orgId, [spaceOf(subnet.row.vrfId)], 'shared');
+    await assertNotInChild(tx, caller.orgId, subnetId, [ip]);
+    const values: repo.AddressInsert = {
+      subnetId,
+      vrfId: subnet.row.vrfId,
+      ip,
+      status: input.status,
+      ...given({
+        hostname: input.hostname,
+        macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+        description: input.description,
+        owner: input.owner,
+        customFields: input.custom_fields,
+      }),
+    };
+    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), `ip: ${ip} is already assigned`));
+  });
+}
+
+/** Validates every ip first (nothing is created when one is bad), then creates those not yet assigned. */
+export async function batchCreateAddresses(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof BatchCreateAddressesBody>,
+) {
+  const subnet = await loadSubnet(db, caller.orgId, subnetId);
+  const ips = [...new Set(input.ips.map((text) => assignableIp(subnet, text)))];
+  return db.transaction(async (tx) => {
+    const spaceId = spaceOf(subnet.row.vrfId);
+    const fresh = ips.length - (await repo.countAssigned(tx, caller.orgId, spaceId, ips));
+    await assertLimitLocked(tx, caller.orgId, 'addresses', () => repo.countInOrg(tx, caller.orgId), fresh);
+    await lockSpaces(tx, caller.orgId, [spaceId], 'shared');
+    await assertNotInChild(tx, caller.orgId, subnetId, ips);
+    const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
+    return { created: await repo.insertSkippingAssigned(tx, caller.orgId, rows) };
+  });
+}
+
+export async function updateAddress(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateAddressBody>) {
+  const values = given({
+    hostname: input.hostname,
+    macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+    description: input.description,
+    status: input.status,
+    owner: input.owner,
+    customFields: input.custom_fields,
+  });
+  return toDto(orNotFound(await repo.update(db, caller.orgId, id, values), 'Address'));
+}
+
+export async function deleteAddress(db: Db, caller: Principal, id: string) {
+  orNotFound(await repo.remove(db, caller.orgId, id), 'Address');
+}
+
+/** Only the caller's organisation's ids count; others are not found and not counted. */
+export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
+  const values = given({ status: input.status, owner: input.owner });
+  return { updated: await repo.updateMany(db, caller.orgId, [...new Set(input.ids)], values) };
+}
+
+export async function batchDeleteAddresses(db: Db, caller: Principal, ids: string[]) {
+  return { deleted: await repo.removeMany(db, caller.orgId, [...new Set(ids)]) };
+}

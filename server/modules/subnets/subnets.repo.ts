@@ -1,0 +1,289 @@
+import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import type { Db } from '../../db/connection';
+import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
+
+export type SubnetRow = typeof subnets.$inferSelect;
+export type SubnetInsert = Omit<typeof subnets.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
+
+/** The global (no-VRF) space's key, as the generated space_id column stores it. */
+export const GLOBAL_SPACE = '00000000-0000-0000-0000-000000000000';
+export const spaceOf = (vrfId: string | null | undefined) => vrfId ?? GLOBAL_SPACE;
+
+const inOrg = (orgId: string, id: string) => and(eq(subnets.orgId, orgId), eq(subnets.id, id));
+const inSpace = (orgId: string, spaceId: string) => and(eq(subnets.orgId, orgId), eq(subnets.spaceId, spaceId));
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+/**
+ * Serialises hierarchy changes in one (organisation, space) until the transaction ends, across server
+ * processes sharing the database; address writes take the lock shared, so they run alongside each other
+ * but never while a subnet that could own their ip is being created. Spaces are locked in sorted order.
+ */
+export async function lockSpaces(
+  db: Db,
+  orgId: string,
+  spaceIds: string[],
+  mode: 'exclusive' | 'shared' = 'exclusive',
+) {
+  const lock = mode === 'shared' ? sql.raw('pg_advisory_xact_lock_shared') : sql.raw('pg_advisory_xact_lock');
+  for (const spaceId of [...new Set(spaceIds)].sort()) {
+    await db.execute(sql`SELECT ${lock}(hashtextextended(${`subnets:${orgId}:${spaceId}`}, 0))`);
+  }
+}
+
+export const get = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(subnets).where(inOrg(orgId, id)))[0];
+
+export const countInOrg = async (db: Db, orgId: string) =>
+  (await db.select({ n: count() }).from(subnets).where(eq(subnets.orgId, orgId)))[0].n;
+
+export const findByNetwork = async (db: Db, orgId: string, spaceId: string, network: string) =>
+  (
+    await db
+      .select({ id: subnets.id, network: subnets.network })
+      .from(subnets)
+      .where(and(inSpace(orgId, spaceId), sql`${subnets.network} = ${network}::cidr`))
+  )[0];
+
+/** The smallest subnet of the space strictly containing `network`: the parent a new subnet nests under. */
+export const smallestContaining = async (db: Db, orgId: string, spaceId: string, network: string) =>
+  (
+    await db
+      .select({ id: subnets.id, network: subnets.network })
+      .from(subnets)
+      .where(and(inSpace(orgId, spaceId), sql`${subnets.network} >> ${network}::cidr`))
+      .orderBy(sql`masklen(${subnets.network}) DESC`)
+      .limit(1)
+  )[0];
+
+export async function insert(db: Db, orgId: string, values: SubnetInsert) {
+  return (
+    await db
+      .insert(subnets)
+      .values({ orgId, ...values })
+      .returning()
+  )[0];
+}
+
+export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) {
+  return db
+    .insert(subnets)
+    .values(values.map((v) => ({ orgId, ...v })))
+    .returning({ id: subnets.id, network: subnets.network });
+}
+
+/** Subnets inside `network` whose parent was `formerParentId` now have `newParentId` as their smallest container. */
+export async function adoptContained(
+  db: Db,
+  orgId: string,
+  spaceId: string,
+  network: string,
+  newParentId: string,
+  formerParentId: string | null,
+) {
+  await db
+    .update(subnets)
+    .set({ parentId: newParentId })
+    .where(
+      and(
+        inSpace(orgId, spaceId),
+        sql`${subnets.network} << ${network}::cidr`,
+        formerParentId ? eq(subnets.parentId, formerParentId) : isNull(subnets.parentId),
+        ne(subnets.id, newParentId),
+      ),
+    );
+}
+
+export async function setParent(db: Db, orgId: string, ids: string[], parentId: string | null) {
+  if (ids.length === 0) return;
+  await db
+    .update(subnets)
+    .set({ parentId })
+    .where(and(eq(subnets.orgId, orgId), inArray(subnets.id, ids)));
+}
+
+export async function reparentChildren(db: Db, orgId: string, fromParentId: string, toParentId: string | null) {
+  await db
+    .update(subnets)
+    .set({ parentId: toParentId })
+    .where(and(eq(subnets.orgId, orgId), eq(subnets.parentId, fromParentId)));
+}
+
+/** Addresses of `fromSubnetId` inside `network` move to the subnet now owning them. */
+export async function moveAddressesInto(db: Db, orgId: string, fromSubnetId: string, network: string, toId: string) {
+  await db
+    .update(addresses)
+    .set({ subnetId: toId })
+    .where(
+      and(eq(addresses.orgId, orgId), eq(addresses.subnetId, fromSubnetId), sql`${addresses.ip} <<= ${network}::cidr`),
+    );
+}
+
+export async function update(db: Db, orgId: string, id: string, values: Partial<SubnetInsert>) {
+  return (
+    await db
+      .update(subnets)
+      .set({ ...values, updatedAt: new Date() })
+      .where(inOrg(orgId, id))
+      .returning()
+  )[0];
+}
+
+/** Moves a subnet's own addresses along with it into another space. */
+export async function setAddressesSpace(db: Db, orgId: string, subnetId: string, vrfId: string | null) {
+  await db
+    .update(addresses)
+    .set({ vrfId })
+    .where(and(eq(addresses.orgId, orgId), eq(addresses.subnetId, subnetId)));
+}
+
+/** Deleting cascades to child subnets (parent foreign key) and to addresses (subnet foreign key). */
+export const remove = async (db: Db, orgId: string, id: string) =>
+  (await db.delete(subnets).where(inOrg(orgId, id)).returning({ id: subnets.id }))[0];
+
+export async function deleteOwnAddresses(db: Db, orgId: string, subnetId: string) {
+  await db.delete(addresses).where(and(eq(addresses.orgId, orgId), eq(addresses.subnetId, subnetId)));
+}
+
+export const children = (db: Db, orgId: string, parentId: string) =>
+  db
+    .select({ id: subnets.id, network: subnets.network, name: subnets.name })
+    .from(subnets)
+    .where(and(eq(subnets.orgId, orgId), eq(subnets.parentId, parentId)))
+    .orderBy(asc(subnets.network));
+
+/** A subnet's resolved names and address counts, for one subnet or a whole organisation. */
+const withNames = {
+  subnet: subnets,
+  folderName: folders.name,
+  vlanNumber: vlans.vlanNumber,
+  vrfName: vrfs.name,
+  locationName: locations.name,
+  ownUsed: sql<number>`(SELECT count(*)::int FROM addresses a WHERE a.subnet_id = subnets.id)`.mapWith(Number),
+};
+
+function selectWithNames(db: Db) {
+  return db
+    .select(withNames)
+    .from(subnets)
+    .leftJoin(folders, and(eq(folders.orgId, subnets.orgId), eq(folders.id, subnets.folderId)))
+    .leftJoin(vlans, and(eq(vlans.orgId, subnets.orgId), eq(vlans.id, subnets.vlanId)))
+    .leftJoin(vrfs, and(eq(vrfs.orgId, subnets.orgId), eq(vrfs.id, subnets.vrfId)))
+    .leftJoin(locations, and(eq(locations.orgId, subnets.orgId), eq(locations.id, subnets.locationId)));
+}
+export type SubnetWithNames = Awaited<ReturnType<typeof listWithNames>>[number];
+
+export const listWithNames = (db: Db, orgId: string) =>
+  selectWithNames(db)
+    .where(eq(subnets.orgId, orgId))
+    .orderBy(asc(subnets.vrfId), sql`family(${subnets.network})`, asc(subnets.network));
+
+export const getWithNames = async (db: Db, orgId: string, id: string) =>
+  (await selectWithNames(db).where(inOrg(orgId, id)))[0];
+
+/** Address records of a space inside an address range (first and last as host addresses). */
+export async function countAddressesInRange(db: Db, orgId: string, spaceId: string, first: string, last: string) {
+  const result = await db.execute(sql`
+    SELECT count(*)::int AS n FROM addresses
+    WHERE org_id = ${orgId} AND space_id = ${spaceId} AND ip >= ${first}::inet AND ip <= ${last}::inet`);
+  return rowsOf<{ n: number }>(result)[0].n;
+}
+
+/** Networks of the untracked subnets strictly inside `network` in its space. */
+export const untrackedInside = async (db: Db, orgId: string, spaceId: string, network: string) =>
+  (
+    await db
+      .select({ network: subnets.network })
+      .from(subnets)
+      .where(and(inSpace(orgId, spaceId), sql`${subnets.network} << ${network}::cidr`, eq(subnets.tracked, false)))
+  ).map((r) => r.network);
+
+/** Subnets of other VRFs meeting `network`: the warnings of a create without VRF. */
+export const overlappingInVrfs = (db: Db, orgId: string, network: string) =>
+  db
+    .select({ id: subnets.id, network: subnets.network, name: subnets.name, vrfName: vrfs.name })
+    .from(subnets)
+    .innerJoin(vrfs, and(eq(vrfs.orgId, subnets.orgId), eq(vrfs.id, subnets.vrfId)))
+    .where(and(eq(subnets.orgId, orgId), sql`${subnets.network} && ${network}::cidr`))
+    .orderBy(asc(subnets.network));
+
+export interface OverlapRow {
+  a_id: string;
+  a_network: string;
+  a_vrf: string | null;
+  b_id: string;
+  b_network: string;
+  b_vrf: string | null;
+}
+
+/** Pairs of subnets in different spaces whose ranges meet. */
+export async function overlapPairs(db: Db, orgId: string): Promise<OverlapRow[]> {
+  const result = await db.execute(sql`
+    SELECT a.id AS a_id, a.network::text AS a_network, va.name AS a_vrf,
+           b.id AS b_id, b.network::text AS b_network, vb.name AS b_vrf
+    FROM subnets a
+    JOIN subnets b ON b.org_id = a.org_id AND b.network && a.network AND a.space_id < b.space_id
+    LEFT JOIN vrfs va ON va.org_id = a.org_id AND va.id = a.vrf_id
+    LEFT JOIN vrfs vb ON vb.org_id = b.org_id AND vb.id = b.vrf_id
+    WHERE a.org_id = ${orgId}
+    ORDER BY a.network, b.network, a_vrf NULLS FIRST, b_vrf`);
+  return rowsOf<OverlapRow>(result);
+}
+
+/**
+ * How far past `from` the first address without a record lies (up to `last`): the n-th record from `from`
+ * on equals from + n until the first gap. Never subtracts addresses, which would overflow on IPv6.
+ */
+export async function unusedOffset(db: Db, subnetId: string, from: string, last: string): Promise<bigint> {
+  const range = sql`subnet_id = ${subnetId} AND ip >= ${from}::inet AND ip <= ${last}::inet`;
+  const gap = await db.execute(sql`
+    SELECT n FROM (SELECT ip, row_number() OVER (ORDER BY ip) - 1 AS n FROM addresses WHERE ${range}) run
+    WHERE ip <> ${from}::inet + n ORDER BY n LIMIT 1`);
+  const [row] = rowsOf<{ n: string | number }>(gap);
+  if (row) return BigInt(row.n);
+  const total = await db.execute(sql`SELECT count(*) AS n FROM addresses WHERE ${range}`);
+  return BigInt(rowsOf<{ n: string | number }>(total)[0].n);
+}
+
+/** A subnet of the space strictly inside `network` with this prefix length: what a split part would duplicate. */
+export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: string, network: string, prefix: number) =>
+  (
+    await db
+      .select({ id: subnets.id, network: subnets.network })
+      .from(subnets)
+      .where(
+        and(
+          inSpace(orgId, spaceId),
+          sql`${subnets.network} << ${network}::cidr`,
+          sql`masklen(${subnets.network}) = ${prefix}`,
+        ),
+      )
+      .orderBy(asc(subnets.network))
+      .limit(1)
+  )[0];
+
+/**
+ * After a split replaced a subnet by `partIds` (inserted under its parent, its children handed to that
+ * parent): each part nests under its smallest container in the space (a former child or any deeper
+ * descendant larger than the part), adopts the subnets inside it that had that container as parent, and
+ * takes over that container's addresses inside its range.
+ */
+export async function nestSplitParts(db: Db, orgId: string, partIds: string[]) {
+  const parts = sql`p.org_id = ${orgId} AND p.id IN (${sql.join(partIds, sql`, `)})`;
+  await db.execute(sql`UPDATE subnets p SET parent_id = (
+      SELECT c.id FROM subnets c
+      WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network >> p.network
+      ORDER BY masklen(c.network) DESC LIMIT 1)
+    WHERE ${parts}`);
+  await db.execute(sql`UPDATE subnets g SET parent_id = p.id FROM subnets p
+    WHERE ${parts} AND g.org_id = ${orgId} AND g.space_id = p.space_id AND g.network << p.network
+      AND g.parent_id IS NOT DISTINCT FROM p.parent_id`);
+  await db.execute(sql`UPDATE addresses a SET subnet_id = p.id FROM subnets p
+    WHERE ${parts} AND a.org_id = ${orgId} AND a.subnet_id = p.parent_id AND a.ip <<= p.network`);
+}
+
+/** Addresses of a subnet that lie inside one of its children belong to that child. */
+export async function moveAddressesToChildren(db: Db, orgId: string, subnetId: string) {
+  await db.execute(sql`UPDATE addresses a SET subnet_id = c.id FROM subnets c
+    WHERE a.org_id = ${orgId} AND a.subnet_id = ${subnetId}
+      AND c.org_id = ${orgId} AND c.parent_id = ${subnetId} AND a.ip <<= c.network`);
+}

@@ -1,0 +1,49 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../../contract';
+import type { Db } from '../../db/connection';
+import { principalOf } from '../../http/auth';
+import * as space from './subnet-space.service';
+import * as service from './subnets.service';
+
+const s = initServer();
+
+export const subnetsRouter = (db: Db) =>
+  s.router(contract.subnets, {
+    listSubnets: async ({ req, query }) => ({
+      status: 200,
+      body: await service.listSubnets(db, principalOf(req), query.folder_id),
+    }),
+    createSubnet: async ({ req, body }) => ({
+      status: 201,
+      body: await service.createSubnet(db, principalOf(req), body),
+    }),
+    listSubnetOverlaps: async ({ req }) => ({ status: 200, body: await space.listOverlaps(db, principalOf(req)) }),
+    getSubnet: async ({ req, params }) => ({
+      status: 200,
+      body: await service.getSubnet(db, principalOf(req), params.id),
+    }),
+    updateSubnet: async ({ req, params, body }) => ({
+      status: 200,
+      body: await service.updateSubnet(db, principalOf(req), params.id, body),
+    }),
+    deleteSubnet: async ({ req, params }) => {
+      await service.deleteSubnet(db, principalOf(req), params.id);
+      return { status: 204, body: undefined };
+    },
+    splitSubnet: async ({ req, params, body }) => ({
+      status: 200,
+      body: await space.splitSubnet(db, principalOf(req), params.id, body.parts),
+    }),
+    getSubnetUsage: async ({ req, params }) => ({
+      status: 200,
+      body: await space.getUsage(db, principalOf(req), params.id),
+    }),
+    getSubnetFirstFreeIp: async ({ req, params }) => ({
+      status: 200,
+      body: await space.getFirstFree(db, principalOf(req), params.id),
+    }),
+    getSubnetFreeBlocks: async ({ req, params, query }) => ({
+      status: 200,
+      body: await space.getFreeBlocks(db, principalOf(req), params.id, query.prefix, query.limit),
+    }),
+  });

@@ -1,0 +1,191 @@
+import type { z } from 'zod';
+import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
+import type { Db } from '../../db/connection';
+import { badRequest } from '../../http/errors';
+import {
+  type Cidr,
+  cidrRange,
+  containsIp,
+  formatCidr,
+  formatIp,
+  mergeRanges,
+  parseCidr,
+  parseIp,
+  type Range,
+} from '../../ipam';
+import * as folders from '../folders/folders.repo';
+import type { Principal } from '../identity/identity.repo';
+import * as locations from '../locations/locations.repo';
+import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import * as vlans from '../vlans/vlans.repo';
+import { ensureVlan } from '../vlans/vlans.service';
+import * as vrfs from '../vrfs/vrfs.repo';
+import { ensureVrf } from '../vrfs/vrfs.service';
+import { rollUpUsed, toSubnetDto } from './subnets.dto';
+import { assertNotInSpace, insertNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
+import * as repo from './subnets.repo';
+
+/** A network as given: a CIDR without host bits (the error names the normalised form). */
+export function parseNetwork(text: string): Cidr {
+  const parsed = parseCidr(text.trim());
+  if (!parsed) throw badRequest(`network: ${text} is not an IPv4 or IPv6 CIDR block such as 10.0.0.0/24`);
+  if (parsed.hostBitsSet) {
+    throw badRequest(`network: ${text} has host bits set; the network is ${formatCidr(parsed.cidr)}`);
+  }
+  return parsed.cidr;
+}
+
+/** An IP field of a subnet: the subnet's family; the gateway also inside the subnet. */
+function hostField(field: 'gateway' | 'dns_primary' | 'dns_secondary', text: string, cidr: Cidr): string {
+  const ip = parseIp(text);
+  if (!ip) throw badRequest(`${field}: ${text} is not an IP address`);
+  if (ip.version !== cidr.version) throw badRequest(`${field}: ${text} is not an IPv${cidr.version} address`);
+  if (field === 'gateway' && !containsIp(cidr, ip)) {
+    throw badRequest(`gateway: ${text} is outside ${formatCidr(cidr)}`);
+  }
+  return text;
+}
+
+function hostFields(input: Partial<Record<'gateway' | 'dns_primary' | 'dns_secondary', string | null>>, cidr: Cidr) {
+  const check = (field: 'gateway' | 'dns_primary' | 'dns_secondary') => {
+    const value = input[field];
+    return value === undefined || value === null ? value : hostField(field, value, cidr);
+  };
+  return { gateway: check('gateway'), dnsPrimary: check('dns_primary'), dnsSecondary: check('dns_secondary') };
+}
+
+/** References given by id in a body must be the caller's; a missing one is the request's fault (400). */
+async function assertReferences(
+  db: Db,
+  orgId: string,
+  refs: { folder_id?: string | null; vlan_id?: string | null; vrf_id?: string | null; location_id?: string | null },
+) {
+  const checks: [string, string | null | undefined, (db: Db, org: string, id: string) => Promise<unknown>][] = [
+    ['folder_id', refs.folder_id, folders.get],
+    ['vlan_id', refs.vlan_id, vlans.get],
+    ['vrf_id', refs.vrf_id, vrfs.get],
+    ['location_id', refs.location_id, locations.get],
+  ];
+  for (const [field, id, find] of checks) {
+    if (id && !(await find(db, orgId, id))) throw badRequest(`${field}: no such object with id ${id}`);
+  }
+}
+
+/**
+ * Address records of a subnet and its tracked descendants: every record of the space inside its range (an
+ * address belongs to the smallest subnet containing it) less those inside untracked descendants.
+ */
+export async function usedCount(db: Db, orgId: string, subnet: { network: string; vrfId: string | null }) {
+  const spaceId = repo.spaceOf(subnet.vrfId);
+  const count = (range: Range) => repo.countAddressesInRange(db, orgId, spaceId, ...hostsOf(subnet.network, range));
+  let used = await count(cidrRange(parseCidr(subnet.network)!.cidr));
+  const untracked = await repo.untrackedInside(db, orgId, spaceId, subnet.network);
+  for (const range of mergeRanges(untracked.map((n) => cidrRange(parseCidr(n)!.cidr)))) used -= await count(range);
+  return used;
+}
+
+function hostsOf(network: string, range: Range): [string, string] {
+  const version = parseCidr(network)!.cidr.version;
+  return [formatIp({ version, value: range.first }), formatIp({ version, value: range.last })];
+}
+
+export async function getSubnetDto(db: Db, orgId: string, id: string) {
+  const row = orNotFound(await repo.getWithNames(db, orgId, id), 'Subnet');
+  return toSubnetDto(row, await usedCount(db, orgId, row.subnet));
+}
+
+export async function listSubnets(db: Db, caller: Principal, folderId?: string) {
+  const rows = await repo.listWithNames(db, caller.orgId);
+  const used = rollUpUsed(rows.map((r) => ({ ...r.subnet, ownUsed: r.ownUsed })));
+  return rows
+    .filter((r) => folderId === undefined || r.subnet.folderId === folderId)
+    .map((r) => toSubnetDto(r, r.subnet.tracked ? (used.get(r.subnet.id) ?? 0) : null));
+}
+
+export async function getSubnet(db: Db, caller: Principal, id: string) {
+  const subnet = await getSubnetDto(db, caller.orgId, id);
+  return { ...subnet, children: await repo.children(db, caller.orgId, id) };
+}
+
+export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
+  const cidr = parseNetwork(input.network);
+  const network = formatCidr(cidr);
+  const hosts = hostFields(input, cidr);
+  await assertReferences(db, caller.orgId, input);
+  const vrfId = input.vrf_id ?? null;
+  const created = await db.transaction(async (tx) => {
+    await assertLimitLocked(tx, caller.orgId, 'subnets', () => repo.countInOrg(tx, caller.orgId));
+    await repo.lockSpaces(tx, caller.orgId, [repo.spaceOf(vrfId)]);
+    await assertNotInSpace(tx, caller.orgId, repo.spaceOf(vrfId), network);
+    return insertNested(tx, caller.orgId, {
+      network,
+      vrfId,
+      folderId: input.folder_id ?? null,
+      vlanId: input.vlan_id ?? null,
+      locationId: input.location_id ?? null,
+      name: input.name ?? '',
+      description: input.description ?? '',
+      isPool: input.is_pool ?? false,
+      tracked: input.tracked ?? true,
+      scanEnabled: input.scan_enabled ?? false,
+      customFields: input.custom_fields ?? null,
+      gateway: hosts.gateway ?? null,
+      dnsPrimary: hosts.dnsPrimary ?? null,
+      dnsSecondary: hosts.dnsSecondary ?? null,
+    });
+  });
+  const subnet = await getSubnetDto(db, caller.orgId, created.id);
+  if (vrfId) return subnet;
+  const warnings = (await repo.overlappingInVrfs(db, caller.orgId, network)).map((w) => ({
+    id: w.id,
+    network: w.network,
+    name: w.name,
+    vrf_name: w.vrfName,
+  }));
+  return warnings.length > 0 ? { subnet, warnings } : subnet;
+}
+
+export async function updateSubnet(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateSubnetBody>) {
+  const orgId = caller.orgId;
+  const current = orNotFound(await repo.get(db, orgId, id), 'Subnet');
+  const cidr = parseCidr(current.network)!.cidr;
+  const hosts = hostFields(input, cidr);
+  await assertReferences(db, orgId, input);
+  await db.transaction(async (tx) => {
+    const values: Partial<repo.SubnetInsert> = given({
+      name: input.name,
+      description: input.description,
+      folderId: input.folder_id,
+      locationId: input.location_id,
+      isPool: input.is_pool,
+      tracked: input.tracked,
+      scanEnabled: input.scan_enabled,
+      customFields: input.custom_fields,
+      ...hosts,
+    });
+    if (input.vlan !== undefined) {
+      values.vlanId = input.vlan === '' ? null : (await ensureVlan(tx, orgId, Number(input.vlan))).id;
+    }
+    const vrfId =
+      input.vrf === undefined ? current.vrfId : input.vrf === '' ? null : (await ensureVrf(tx, orgId, input.vrf)).id;
+    if (vrfId !== current.vrfId) {
+      const fresh = await lockSubnet(tx, orgId, id, current.vrfId, [repo.spaceOf(vrfId)]);
+      await uniqueOr(
+        async () => {
+          if (fresh.vrfId !== vrfId) await moveToSpace(tx, orgId, fresh, vrfId);
+        },
+        `vrf: an address of ${current.network} is already assigned in ${input.vrf ? `VRF "${input.vrf}"` : 'the global space'}`,
+      );
+    }
+    if (Object.keys(values).length > 0) await repo.update(tx, orgId, id, values);
+  });
+  return getSubnetDto(db, orgId, id);
+}
+
+export async function deleteSubnet(db: Db, caller: Principal, id: string) {
+  const subnet = orNotFound(await repo.get(db, caller.orgId, id), 'Subnet');
+  await db.transaction(async (tx) => {
+    await lockSubnet(tx, caller.orgId, id, subnet.vrfId);
+    await repo.remove(tx, caller.orgId, id);
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Concurrency against a real PostgreSQL server shared by two server processes, so an in-process lock
+ * could not pass. Needs TEST_DATABASE_URL (PGlite has one connection and one process).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../server/db/connection';
+import { containsCidr, parseCidr } from '../../server/ipam';
+import * as identity from '../../server/modules/identity/identity.service';
+import { ApiClient } from '../support/client';
+import { expectStatus } from '../support/observed';
+import { type ServerProcess, startServerProcess } from '../support/process';
+
+const url = process.env.TEST_DATABASE_URL;
+let database: Database;
+let servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  if (!url) return;
+  database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+  servers = await Promise.all([startServerProcess({ DATABASE_URL: url }), startServerProcess({ DATABASE_URL: url })]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await database?.close();
+});
+
+/** A fresh organisation with a key, and one client per server process. */
+async function clients(limits?: Record<string, number>) {
+  const email = `race-${randomUUID()}@example.test`;
+  const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
+  if (limits) await identity.setLimits(database.db, email, limits);
+  const { key } = await identity.createApiKey(database.db, user, 'race');
+  return servers.map((s) => new ApiClient(s.url, { key }));
+}
+
+/** Runs `count` calls spread over both processes at once and answers the statuses. */
+async function race(apis: ApiClient[], count: number, call: (api: ApiClient, i: number) => Promise<number>) {
+  return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length], i)));
+}
+
+describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
+  it('50 parallel creations of the same CIDR in one VRF give exactly one success', async () => {
+    const apis = await clients();
+    const vrf = expectStatus(await apis[0].call('createVrf', { body: { name: 'race' } }), 201);
+    const statuses = await race(apis, 50, async (api) => {
+      const response = await api.call('createSubnet', { body: { network: '10.50.0.0/24', vrf_id: vrf.id } });
+      return response.status;
+    });
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(49);
+  });
+
+  it('50 parallel creations of the same address give exactly one success', async () => {
+    const apis = await clients();
+    const subnet = expectStatus(await apis[0].call('createSubnet', { body: { network: '10.60.0.0/24' } }), 201);
+    const statuses = await race(apis, 50, async (api) => {
+      const response = await api.call('createAddress', { params: { id: subnet.id }, body: { ip: '10.60.0.7' } });
+      return response.status;
+    });
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(49);
+  });
+
+  it('parallel creations of nested subnets leave every parent equal to the smallest container', async () => {
+    const apis = await clients();
+    const networks = [8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28].map((p) => `10.0.0.0/${p}`);
+    networks.push('10.128.0.0/9', '10.1.0.0/16', '10.1.2.0/24', '10.64.0.0/10', '10.0.64.0/18', '10.0.0.128/25');
+    const shuffled = networks
+      .map((n) => ({ n, k: Math.random() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.n);
+    const statuses = await race(apis, shuffled.length, async (api, i) => {
+      return (await api.call('createSubnet', { body: { network: shuffled[i] } })).status;
+    });
+    expect(statuses.every((s) => s === 201)).toBe(true);
+    const list = expectStatus<{ id: string; network: string; parent_id?: string }[]>(
+      await apis[0].call('listSubnets'),
+      200,
+    );
+    const cidrOf = (s: { network: string }) => parseCidr(s.network)!.cidr;
+    for (const subnet of list) {
+      const containers = list.filter((o) => o.id !== subnet.id && containsCidr(cidrOf(o), cidrOf(subnet)));
+      const smallest = containers.sort((a, b) => cidrOf(b).prefix - cidrOf(a).prefix)[0];
+      expect(subnet.parent_id, subnet.network).toBe(smallest?.id);
+    }
+  });
+
+  it('addresses created while a covering child subnet is created all end up in the child', async () => {
+    const apis = await clients();
+    const parent = expectStatus(await apis[0].call('createSubnet', { body: { network: '10.70.0.0/16' } }), 201);
+    const ips = Array.from({ length: 40 }, (_, i) => `10.70.1.${i + 1}`);
+    const [child, ...created] = await Promise.all([
+      new Promise((r) => setTimeout(r, 5)).then(() =>
+        apis[1].call('createSubnet', { body: { network: '10.70.1.0/24' } }),
+      ),
+      ...ips.map((ip, i) => apis[i % 2].call('createAddress', { params: { id: parent.id }, body: { ip } })),
+    ]);
+    const childId = expectStatus(child, 201).id;
+    const list = async (id: string) =>
+      expectStatus<unknown[]>(await apis[0].call('listSubnetAddresses', { params: { id } }), 200);
+    expect(await list(parent.id)).toEqual([]);
+    expect(await list(childId)).toHaveLength(created.filter((r) => r.status === 201).length);
+  });
+
+  it('parallel creations at a plan limit never pass it', async () => {
+    const apis = await clients({ folders: 5 });
+    const statuses = await race(apis, 20, async (api, i) => {
+      return (await api.call('createFolder', { body: { name: `f${i}` } })).status;
+    });
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(15);
+  });
+});
