@@ -38,3 +38,57 @@ function lastStartingAtOrBefore(value: bigint, ranges: Range[]): Range | undefin
   }
   return ranges[low - 1];
 }
+
+/** The fewest CIDR blocks covering exactly `range` (addresses of an `bits`-bit family), in order. */
+export function rangeToBlocks(range: Range, bits: number): { network: bigint; prefix: number }[] {
+  const blocks: { network: bigint; prefix: number }[] = [];
+  let first = range.first;
+  while (first <= range.last) {
+    // The largest aligned block starting at `first` that ends inside the range.
+    let size = first === 0n ? 1n << BigInt(bits) : first & -first;
+    while (first + size - 1n > range.last) size >>= 1n;
+    blocks.push({ network: first, prefix: bits - (size.toString(2).length - 1) });
+    first += size;
+  }
+  return blocks;
+}
+
+/**
+ * The smallest address ≥ from (and ≤ last) holding no record, else last + 1, found by counting: while the
+ * window [low, high] holds many records, halve it, keeping the half whose count is short of its size;
+ * once few records remain, list them and walk to the gap. Counting is far cheaper per record than
+ * listing, and a sparse range needs one count and one listing.
+ */
+export async function nextUnused(
+  from: bigint,
+  last: bigint,
+  records: {
+    count: (low: bigint, high: bigint) => Promise<number>;
+    list: (low: bigint, high: bigint) => Promise<bigint[]>;
+  },
+  listBelow = 2048,
+): Promise<bigint> {
+  let low = from;
+  let high = last;
+  if (low > high) return low;
+  let inWindow = await records.count(low, high);
+  if (BigInt(inWindow) === high - low + 1n) return high + 1n;
+  // Invariant: [low, high] holds a free address and `inWindow` records.
+  while (inWindow > listBelow) {
+    const middle = (low + high) >> 1n;
+    const left = await records.count(low, middle);
+    if (BigInt(left) === middle - low + 1n) {
+      low = middle + 1n;
+      inWindow -= left;
+    } else {
+      high = middle;
+      inWindow = left;
+    }
+  }
+  let candidate = low;
+  for (const used of await records.list(low, high)) {
+    if (used !== candidate) break;
+    candidate++;
+  }
+  return candidate;
+}

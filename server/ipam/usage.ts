@@ -29,11 +29,15 @@ const QUOTIENT_BITS = 52;
  * used/total in [0, 1], 0 when total is 0. The division runs on bigints scaled to keep ~52 significant bits, so
  * IPv6-sized counts stay precise and the answer is below 1 while any address is free. Fractional numbers are truncated.
  */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 export function utilization(used: bigint | number, total: bigint | number): number {
   const usedCount = toBigInt(used);
   const totalCount = toBigInt(total);
   if (totalCount <= 0n || usedCount <= 0n) return 0;
   if (usedCount >= totalCount) return 1;
+  // Counts that doubles hold exactly divide correctly rounded, and stay below 1 while anything is free.
+  if (totalCount <= MAX_EXACT) return Number(usedCount) / Number(totalCount);
   const shift = bitLength(totalCount) - bitLength(usedCount) + QUOTIENT_BITS;
   // The quotient has at most 53 bits and 2 ** shift is a power of two, so both steps are exact.
   return Number((usedCount << BigInt(shift)) / totalCount) / 2 ** shift;

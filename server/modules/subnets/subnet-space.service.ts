@@ -9,10 +9,11 @@ import {
   formatCidr,
   formatIp,
   freeBlocks,
-  mergeRanges,
+  nextUnused,
   parseCidr,
   parseIp,
   type Range,
+  rangeToBlocks,
   splitCidr,
   splitPrefix,
   usableRange,
@@ -43,18 +44,19 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
 export async function getFirstFree(db: Db, caller: Principal, id: string) {
   const { row, cidr } = await load(db, caller.orgId, id);
+  const text = (value: bigint) => formatIp({ version: cidr.version, value });
+  const value = (ip: string) => parseIp(ip)!.value;
   const usable = usableRange(cidr, row.isPool);
   const excluded: Range[] = (await childCidrs(db, caller.orgId, id)).map(cidrRange);
   const gateway = row.gateway ? parseIp(row.gateway) : null;
   if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
-  const last = formatIp({ version: cidr.version, value: usable.last });
-  const ip = await firstFree(
-    usable,
-    mergeRanges(excluded),
-    async (from) => from + (await repo.unusedOffset(db, id, formatIp({ version: cidr.version, value: from }), last)),
-  );
+  const records = {
+    count: (low: bigint, high: bigint) => repo.countAddressesBetween(db, id, text(low), text(high)),
+    list: async (low: bigint, high: bigint) => (await repo.addressesBetween(db, id, text(low), text(high))).map(value),
+  };
+  const ip = await firstFree(usable, excluded, (from) => nextUnused(from, usable.last, records));
   if (ip === null) return { ip: null, message: `No free address in ${row.network}` };
-  return { ip: formatIp({ version: cidr.version, value: ip }) };
+  return { ip: text(ip) };
 }
 
 export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefix: number, limit: number) {
@@ -64,8 +66,14 @@ export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefi
       `prefix: must be longer than the subnet's /${cidr.prefix} and at most ${BITS[cidr.version]}, not ${prefix}`,
     );
   }
-  // Direct children cover every deeper descendant: the hierarchy nests each under its smallest container.
-  const result = freeBlocks(cidr, prefix, await childCidrs(db, caller.orgId, id), limit);
+  // Direct children cover every deeper descendant (each nests under its smallest container); runs of
+  // adjacent children arrive merged and become the few CIDRs covering them.
+  const occupied = (await repo.childRuns(db, caller.orgId, id)).flatMap((run) =>
+    rangeToBlocks({ first: parseIp(run.first)!.value, last: parseIp(run.last)!.value }, BITS[cidr.version]).map(
+      (block) => ({ version: cidr.version, ...block }),
+    ),
+  );
+  const result = freeBlocks(cidr, prefix, occupied, limit);
   return {
     subnet_id: id,
     network: row.network,

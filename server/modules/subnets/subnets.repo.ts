@@ -229,19 +229,36 @@ export async function overlapPairs(db: Db, orgId: string): Promise<OverlapRow[]>
   return rowsOf<OverlapRow>(result);
 }
 
+const addressWindow = (subnetId: string, low: string, high: string) =>
+  sql`subnet_id = ${subnetId} AND ip >= ${low}::inet AND ip <= ${high}::inet`;
+
+/** How many address records a subnet holds in [low, high]: an index-only range count. */
+export async function countAddressesBetween(db: Db, subnetId: string, low: string, high: string) {
+  const result = await db.execute(
+    sql`SELECT count(*)::int AS n FROM addresses WHERE ${addressWindow(subnetId, low, high)}`,
+  );
+  return rowsOf<{ n: number }>(result)[0].n;
+}
+
+export async function addressesBetween(db: Db, subnetId: string, low: string, high: string) {
+  const result = await db.execute(
+    sql`SELECT host(ip) AS ip FROM addresses WHERE ${addressWindow(subnetId, low, high)} ORDER BY ip`,
+  );
+  return rowsOf<{ ip: string }>(result).map((r) => r.ip);
+}
+
 /**
- * How far past `from` the first address without a record lies (up to `last`): the n-th record from `from`
- * on equals from + n until the first gap. Never subtracts addresses, which would overflow on IPv6.
+ * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
+ * contiguous allocations, however many, come back as one row.
  */
-export async function unusedOffset(db: Db, subnetId: string, from: string, last: string): Promise<bigint> {
-  const range = sql`subnet_id = ${subnetId} AND ip >= ${from}::inet AND ip <= ${last}::inet`;
-  const gap = await db.execute(sql`
-    SELECT n FROM (SELECT ip, row_number() OVER (ORDER BY ip) - 1 AS n FROM addresses WHERE ${range}) run
-    WHERE ip <> ${from}::inet + n ORDER BY n LIMIT 1`);
-  const [row] = rowsOf<{ n: string | number }>(gap);
-  if (row) return BigInt(row.n);
-  const total = await db.execute(sql`SELECT count(*) AS n FROM addresses WHERE ${range}`);
-  return BigInt(rowsOf<{ n: string | number }>(total)[0].n);
+export async function childRuns(db: Db, orgId: string, parentId: string) {
+  const result = await db.execute(sql`
+    WITH marked AS (
+      SELECT network, CASE WHEN host(lag(broadcast(network)) OVER w)::inet + 1 = host(network)::inet THEN 0 ELSE 1 END AS starts
+      FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parentId} WINDOW w AS (ORDER BY network)
+    ), runs AS (SELECT network, sum(starts) OVER (ORDER BY network) AS run FROM marked)
+    SELECT host(min(network)) AS first, host(broadcast(max(network))) AS last FROM runs GROUP BY run ORDER BY run`);
+  return rowsOf<{ first: string; last: string }>(result);
 }
 
 /** A subnet of the space strictly inside `network` with this prefix length: what a split part would duplicate. */
