@@ -54,35 +54,45 @@ export function rangeToBlocks(range: Range, bits: number): { network: bigint; pr
 }
 
 /**
- * The smallest address ≥ from (and ≤ last) holding no record, else last + 1, found by counting: while the
- * window [low, high] holds many records, halve it, keeping the half whose count is short of its size;
- * once few records remain, list them and walk to the gap. Counting is far cheaper per record than
- * listing, and a sparse range needs one count and one listing.
+ * The smallest address ≥ from (and ≤ last) holding no record, else last + 1, found by counting: one pass
+ * over a window counts its records up to each of `parts` sub-window ends, and the search moves into the
+ * first sub-window short of records; once few records remain, they are listed and walked to the gap.
+ * Counting is far cheaper per record than listing, and a sparse range needs one count and one listing.
  */
 export async function nextUnused(
   from: bigint,
   last: bigint,
   records: {
-    count: (low: bigint, high: bigint) => Promise<number>;
+    /** Records in [low, end] for each of `ends` (ascending), in one pass. */
+    countUpTo: (low: bigint, ends: bigint[]) => Promise<number[]>;
     list: (low: bigint, high: bigint) => Promise<bigint[]>;
   },
   listBelow = 2048,
+  parts = 8n,
 ): Promise<bigint> {
   let low = from;
   let high = last;
   if (low > high) return low;
-  let inWindow = await records.count(low, high);
-  if (BigInt(inWindow) === high - low + 1n) return high + 1n;
-  // Invariant: [low, high] holds a free address and `inWindow` records.
-  while (inWindow > listBelow) {
-    const middle = (low + high) >> 1n;
-    const left = await records.count(low, middle);
-    if (BigInt(left) === middle - low + 1n) {
-      low = middle + 1n;
-      inWindow -= left;
-    } else {
-      high = middle;
-      inWindow = left;
+  for (let first = true; ; first = false) {
+    const size = high - low + 1n;
+    const step = size / parts > 0n ? size / parts : 1n;
+    const ends: bigint[] = [];
+    for (let end = low + step - 1n; end < high; end += step) ends.push(end);
+    ends.push(high);
+    const upTo = await records.countUpTo(low, ends);
+    const inWindow = upTo[upTo.length - 1];
+    // Only the first window may be full; every later one was chosen for holding a free address.
+    if (first && BigInt(inWindow) === size) return high + 1n;
+    if (inWindow <= listBelow || ends.length === 1) break;
+    // Move into the first sub-window holding fewer records than addresses.
+    let start = low;
+    for (let i = 0; i < ends.length; i++) {
+      const held = BigInt(upTo[i] - (i > 0 ? upTo[i - 1] : 0));
+      if (held < ends[i] - start + 1n) {
+        [low, high] = [start, ends[i]];
+        break;
+      }
+      start = ends[i] + 1n;
     }
   }
   let candidate = low;

@@ -51,7 +51,7 @@ export async function getFirstFree(db: Db, caller: Principal, id: string) {
   const gateway = row.gateway ? parseIp(row.gateway) : null;
   if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
   const records = {
-    count: (low: bigint, high: bigint) => repo.countAddressesBetween(db, id, text(low), text(high)),
+    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, id, text(low), ends.map(text)),
     list: async (low: bigint, high: bigint) => (await repo.addressesBetween(db, id, text(low), text(high))).map(value),
   };
   const ip = await firstFree(usable, excluded, (from) => nextUnused(from, usable.last, records));
@@ -68,7 +68,7 @@ export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefi
   }
   // Direct children cover every deeper descendant (each nests under its smallest container); runs of
   // adjacent children arrive merged and become the few CIDRs covering them.
-  const occupied = (await repo.childRuns(db, caller.orgId, id)).flatMap((run) =>
+  const occupied = (await repo.childRuns(db, caller.orgId, id, BITS[cidr.version])).flatMap((run) =>
     rangeToBlocks({ first: parseIp(run.first)!.value, last: parseIp(run.last)!.value }, BITS[cidr.version]).map(
       (block) => ({ version: cidr.version, ...block }),
     ),

@@ -232,12 +232,14 @@ export async function overlapPairs(db: Db, orgId: string): Promise<OverlapRow[]>
 const addressWindow = (subnetId: string, low: string, high: string) =>
   sql`subnet_id = ${subnetId} AND ip >= ${low}::inet AND ip <= ${high}::inet`;
 
-/** How many address records a subnet holds in [low, high]: an index-only range count. */
-export async function countAddressesBetween(db: Db, subnetId: string, low: string, high: string) {
+/** For each of `ends`, how many address records a subnet holds in [low, end]: one index range scan. */
+export async function countAddressesUpTo(db: Db, subnetId: string, low: string, ends: string[]) {
+  const counts = ends.map((end, i) => sql`count(*) FILTER (WHERE ip <= ${end}::inet) AS ${sql.identifier(`c${i}`)}`);
   const result = await db.execute(
-    sql`SELECT count(*)::int AS n FROM addresses WHERE ${addressWindow(subnetId, low, high)}`,
+    sql`SELECT ${sql.join(counts, sql`, `)} FROM addresses WHERE ${addressWindow(subnetId, low, ends[ends.length - 1])}`,
   );
-  return rowsOf<{ n: number }>(result)[0].n;
+  const row = rowsOf<Record<string, string | number>>(result)[0];
+  return ends.map((_, i) => Number(row[`c${i}`]));
 }
 
 export async function addressesBetween(db: Db, subnetId: string, low: string, high: string) {
@@ -249,16 +251,23 @@ export async function addressesBetween(db: Db, subnetId: string, low: string, hi
 
 /**
  * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
- * contiguous allocations, however many, come back as one row.
+ * contiguous allocations, however many, come back as one run. Only the children that start or end a run
+ * leave the database (one window pass; addresses compared at full length so masks do not matter).
  */
-export async function childRuns(db: Db, orgId: string, parentId: string) {
+export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
   const result = await db.execute(sql`
-    WITH marked AS (
-      SELECT network, CASE WHEN host(lag(broadcast(network)) OVER w)::inet + 1 = host(network)::inet THEN 0 ELSE 1 END AS starts
+    SELECT host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
+      SELECT network,
+        lag(set_masklen(broadcast(network), ${bits})) OVER w + 1 IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts,
+        lead(set_masklen(network::inet, ${bits})) OVER w IS DISTINCT FROM set_masklen(broadcast(network), ${bits}) + 1 AS ends
       FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parentId} WINDOW w AS (ORDER BY network)
-    ), runs AS (SELECT network, sum(starts) OVER (ORDER BY network) AS run FROM marked)
-    SELECT host(min(network)) AS first, host(broadcast(max(network))) AS last FROM runs GROUP BY run ORDER BY run`);
-  return rowsOf<{ first: string; last: string }>(result);
+    ) boundaries WHERE starts OR ends ORDER BY network`);
+  const runs: { first: string; last: string }[] = [];
+  for (const row of rowsOf<{ first: string; last: string; starts: boolean; ends: boolean }>(result)) {
+    if (row.starts) runs.push({ first: row.first, last: row.last });
+    if (row.ends) runs[runs.length - 1].last = row.last;
+  }
+  return runs;
 }
 
 /** A subnet of the space strictly inside `network` with this prefix length: what a split part would duplicate. */
