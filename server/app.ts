@@ -3,21 +3,28 @@ import express, { type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { contract } from '../contract';
 import { buildOpenApiDocument } from '../openapi/document';
-import type { Config } from './config';
+import type { AppConfig } from './config';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
+import type { CounterStore } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import type { Mailer } from './mail/mailer';
 import { buildRouter } from './routes';
 
 export interface AppDeps {
   db: Db;
+  /** Shared request counters: PostgreSQL when several processes share the database, else memory. */
+  counters: CounterStore;
+  mailer: Mailer;
+  /** The time; tests move it to cross expiries and rate-limit windows without sleeping. */
+  now?: () => Date;
   log?: (message: string, error?: unknown) => void;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
-export function createApp(config: Pick<Config, 'trustProxy'>, deps: AppDeps): Express {
+export function createApp(config: AppConfig, deps: AppDeps): Express {
   const log = deps.log ?? ((message, error) => console.error(message, error));
   const app = express();
   app.disable('x-powered-by');

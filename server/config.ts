@@ -7,13 +7,26 @@ export interface Config {
   databaseUrl?: string;
   /** Express "trust proxy" setting, for the client IP and https detection behind a proxy. */
   trustProxy: boolean | number | string;
+  /** Where browsers land after sign-in (`/login?error=…` on a failed one). */
+  appUrl: string;
+  /** This API's own public base URL, for links in emails and OAuth callbacks. */
+  publicUrl: string;
+  /** `smtp://user:pass@host:port`; unset writes sign-in links to the server log instead. */
+  smtpUrl?: string;
+  mailFrom: string;
+  /** Google sign-in (OpenID Connect); the issuer is configurable so tests run a local provider. */
+  google: { issuer: string; clientId?: string; clientSecret?: string };
 }
+
+/** The part of the configuration the HTTP app needs (listening and storage are main.ts's concern). */
+export type AppConfig = Omit<Config, 'port' | 'host' | 'dataDir' | 'databaseUrl'>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, not ${env.PORT}`);
   const trust = env.TRUST_PROXY;
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -27,5 +40,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : /^\d+$/.test(trust)
             ? Number(trust)
             : trust,
+    appUrl: (env.APP_URL || publicUrl).replace(/\/$/, ''),
+    publicUrl,
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'IPAM Service <no-reply@localhost>',
+    google: {
+      issuer: env.GOOGLE_ISSUER || 'https://accounts.google.com',
+      clientId: env.GOOGLE_CLIENT_ID || undefined,
+      clientSecret: env.GOOGLE_CLIENT_SECRET || undefined,
+    },
   };
 }

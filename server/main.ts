@@ -2,10 +2,16 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openConfiguredDatabase } from './database';
+import { memoryCounters, postgresCounters } from './http/rate-limit';
+import { createMailer } from './mail/mailer';
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
-const app = createApp(config, { db: database.db });
+const app = createApp(config, {
+  db: database.db,
+  counters: database.kind === 'postgres' ? postgresCounters(database.db) : memoryCounters(),
+  mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, (message) => console.log(message)),
+});
 const server = app.listen(config.port, config.host, () => {
   const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
   const { port } = server.address() as AddressInfo;

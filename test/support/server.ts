@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app';
+import type { AppConfig } from '../../server/config';
 import { type Database, openDatabase } from '../../server/db/connection';
+import { memoryCounters, postgresCounters } from '../../server/http/rate-limit';
+import { createMailer, type Mailer } from '../../server/mail/mailer';
 import type { Role } from '../../server/modules/identity/identity.repo';
 import * as identity from '../../server/modules/identity/identity.service';
 import type { LimitName, Plan } from '../../server/modules/plans/limits';
@@ -35,13 +38,41 @@ export interface TestServer {
  * The real app on a real database, listening on loopback: PGlite in memory by default, the PostgreSQL
  * server named by TEST_DATABASE_URL otherwise (PGlite in `dataDir` when given). Tests stay independent by each making its own organisation.
  */
-export async function startTestServer(options: { dataDir?: string } = {}): Promise<TestServer> {
+/** The configuration tests run with; a test overrides what it exercises (SMTP, Google issuer …). */
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    trustProxy: false,
+    appUrl: 'http://app.test',
+    publicUrl: 'http://127.0.0.1',
+    mailFrom: 'IPAM Test <no-reply@example.test>',
+    google: { issuer: 'http://127.0.0.1:9/unconfigured' },
+    ...overrides,
+  };
+}
+
+export interface TestServerOptions {
+  dataDir?: string;
+  config?: Partial<AppConfig>;
+  /** Replaces the mailer (default: SMTP to config.smtpUrl when given, else dropped). */
+  mailer?: Mailer;
+  /** A controllable clock. */
+  now?: () => Date;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const url = process.env.TEST_DATABASE_URL;
   const database = await openDatabase(
     url ? { databaseUrl: url, maxConnections: 5 } : { dataDir: options.dataDir ?? null },
   );
   const errors: unknown[] = [];
-  const app = createApp({ trustProxy: false }, { db: database.db, log: (m, e) => errors.push([m, e]) });
+  const config = testConfig(options.config);
+  const app = createApp(config, {
+    db: database.db,
+    counters: url ? postgresCounters(database.db) : memoryCounters(),
+    mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, () => {}),
+    now: options.now,
+    log: (m, e) => errors.push([m, e]),
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
