@@ -4,11 +4,12 @@ import swaggerUi from 'swagger-ui-express';
 import { contract } from '../contract';
 import { buildOpenApiDocument } from '../openapi/document';
 import type { AppConfig } from './config';
+import type { ServerContext } from './context';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
-import type { CounterStore } from './http/rate-limit';
+import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import type { Mailer } from './mail/mailer';
 import { buildRouter } from './routes';
@@ -36,7 +37,15 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
   app.get('/', (_req, res) => res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json' }));
 
-  createExpressEndpoints(contract, buildRouter(deps.db) as never, app, {
+  const now = deps.now ?? (() => new Date());
+  const context: ServerContext = {
+    db: deps.db,
+    config,
+    mailer: deps.mailer,
+    limiter: rateLimiter(deps.counters, now),
+    now,
+  };
+  createExpressEndpoints(contract, buildRouter(context) as never, app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,

@@ -1,6 +1,6 @@
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract } from '../contract';
-import type { Db } from './db/connection';
+import type { ServerContext } from './context';
 import { notImplemented } from './http/errors';
 import { addressesRouter } from './modules/addresses/addresses.router';
 import { foldersRouter } from './modules/folders/folders.router';
@@ -20,7 +20,7 @@ const notImplementedRoute = {
 type Handler = ((...args: any[]) => unknown) | typeof notImplementedRoute;
 type Handlers = { [key: string]: Handlers | Handler };
 
-function implementedRouters(db: Db): Handlers {
+function implementedRouters({ db }: ServerContext): Handlers {
   return {
     folders: foldersRouter(db),
     subnets: subnetsRouter(db),
@@ -42,12 +42,12 @@ function complete(router: AppRouter, handlers: Handlers | undefined): Handlers {
   return result;
 }
 
-export function buildRouter(db: Db) {
-  return complete(contract, implementedRouters(db));
+export function buildRouter(context: ServerContext) {
+  return complete(contract, implementedRouters(context));
 }
 
 /** The router's own route list: each route of the contract with whether it is implemented. */
-export function listRoutes(db: Db): { id: string; route: AppRoute; implemented: boolean }[] {
+export function listRoutes(): { id: string; route: AppRoute; implemented: boolean }[] {
   const routes: { id: string; route: AppRoute; implemented: boolean }[] = [];
   const walk = (router: AppRouter, handlers: Handlers) => {
     for (const [key, value] of Object.entries(router)) {
@@ -55,6 +55,7 @@ export function listRoutes(db: Db): { id: string; route: AppRoute; implemented: 
       else walk(value as AppRouter, handlers[key] as Handlers);
     }
   };
-  walk(contract, buildRouter(db));
+  // Routers only capture the context; building them touches nothing.
+  walk(contract, buildRouter({} as ServerContext));
   return routes;
 }

@@ -1,0 +1,13 @@
+import type { AppConfig } from './config';
+import type { Db } from './db/connection';
+import type { RateLimiter } from './http/rate-limit';
+import type { Mailer } from './mail/mailer';
+
+/** What routers and services may use besides the request: built once by createApp. */
+export interface ServerContext {
+  db: Db;
+  config: AppConfig;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  now: () => Date;
+}
