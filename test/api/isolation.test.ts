@@ -1,0 +1,84 @@
+/**
+ * Two organisations: every implemented route that takes an id answers the other organisation's ids with
+ * 404 (never their data, never a 403 that would reveal existence), and no list or search shows them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRoutes } from '../../server/routes';
+import { expectStatus } from '../support/observed';
+import { exampleBody, hasJsonBody } from '../support/routes';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+
+let server: TestServer;
+let owner: TestOrg;
+let stranger: TestOrg;
+/** The owner's objects by the resource path that names them. */
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  [owner, stranger] = [await server.newOrg({ plan: 'enterprise' }), await server.newOrg({ plan: 'enterprise' })];
+  const create = async (operationId: string, body: unknown, params?: Record<string, string>) =>
+    expectStatus(await owner.api.call(operationId, { body, params }), 201).id as string;
+  ids.folders = await create('createFolder', { name: 'owner-folder' });
+  ids.locations = await create('createLocation', { name: 'owner-site' });
+  ids.vlans = await create('createVlan', { vlan_number: 42, location_id: ids.locations });
+  ids.vrfs = await create('createVrf', { name: 'owner-vrf' });
+  ids.subnets = await create('createSubnet', { network: '10.42.0.0/16', folder_id: ids.folders, name: 'owner-net' });
+  ids.addresses = await create('createAddress', { ip: '10.42.0.7', hostname: 'owner-host' }, { id: ids.subnets });
+  ids.members = owner.userId;
+});
+afterAll(() => server?.close());
+
+const implemented = listRoutes().filter((r) => r.implemented);
+const withIds = implemented.filter((r) => /:\w+/.test(r.route.path));
+const lists = implemented.filter((r) => r.route.method === 'GET' && !/:\w+/.test(r.route.path));
+
+/** The owner's id for the resource a path names: /api/v1/<resource>/:id or /api/v1/team/members/:user_id. */
+function ownerIdFor(path: string): string | undefined {
+  const resource = path.replace('/api/v1/', '').replace('team/', '').split('/')[0];
+  return ids[resource];
+}
+
+/** Every id kind an implemented route takes must be created above, so no route escapes the check. */
+const KINDS = ['folders', 'locations', 'vlans', 'vrfs', 'subnets', 'addresses', 'members'];
+
+describe('another organisation’s ids', () => {
+  it('covers every implemented route that takes an id', () => {
+    const kindOf = (path: string) => path.replace('/api/v1/', '').replace('team/', '').split('/')[0];
+    expect(withIds.map((r) => kindOf(r.route.path)).filter((kind) => !KINDS.includes(kind))).toEqual([]);
+  });
+
+  it.each(withIds.map((r) => r.id))('%s answers 404', async (id) => {
+    const route = withIds.find((r) => r.id === id)!.route;
+    const ownerId = ownerIdFor(route.path)!;
+    const params = Object.fromEntries([...route.path.matchAll(/:(\w+)/g)].map(([, name]) => [name, ownerId]));
+    const body = hasJsonBody(route) ? exampleBody(id) : undefined;
+    const query = id === 'getSubnetFreeBlocks' ? { prefix: 24 } : undefined;
+    const response = await stranger.api.call(id, { params, body, query });
+    expectStatus(response, 404);
+    expect(response.text).not.toContain('owner-');
+  });
+
+  it('are real: the owner reaches each of them', async () => {
+    for (const [operationId, id] of [
+      ['getFolder', ids.folders],
+      ['getSubnet', ids.subnets],
+      ['getAddress', ids.addresses],
+      ['getVlan', ids.vlans],
+      ['getVrf', ids.vrfs],
+      ['getLocation', ids.locations],
+    ]) {
+      expectStatus(await owner.api.call(operationId, { params: { id } }), 200);
+    }
+  });
+});
+
+describe('lists and search', () => {
+  it.each(lists.map((r) => r.id))('%s never shows the owner’s objects', async (id) => {
+    const query = id === 'searchIpam' ? { q: '10.42' } : undefined;
+    const response = await stranger.api.call(id, { query });
+    expect(response.status).toBeLessThan(500);
+    for (const ownerId of Object.values(ids)) expect(response.text).not.toContain(ownerId);
+    expect(response.text).not.toContain('owner-');
+  });
+});
