@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Db } from './connection';
+import { type Db, rowsOf } from './connection';
 
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -18,10 +18,8 @@ export async function migrate(db: Db): Promise<void> {
     await tx.execute(
       sql`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const applied = (await tx.execute(sql`SELECT name FROM schema_migrations`)) as unknown as {
-      rows: { name: string }[];
-    };
-    const done = new Set(applied.rows.map((r) => r.name));
+    const applied = rowsOf<{ name: string }>(await tx.execute(sql`SELECT name FROM schema_migrations`));
+    const done = new Set(applied.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
       for (const statement of splitStatements(readFileSync(migrationsDir + file, 'utf8'))) {

@@ -130,3 +130,34 @@ export const addresses = pgTable('addresses', {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+export const invitations = pgTable('invitations', {
+  id: id(),
+  orgId: orgId(),
+  email: text('email').notNull(),
+  role: text('role', { enum: ['admin', 'editor', 'viewer'] }).notNull(),
+  tokenHash: text('token_hash').notNull(),
+  invitedBy: uuid('invited_by'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+  createdAt: createdAt(),
+});
+
+/** Emailed sign-in links (migration 0004): only the token's SHA-256 is stored. */
+export const magicLinks = pgTable('magic_links', {
+  tokenHash: text('token_hash').primaryKey(),
+  email: text('email').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+});
+
+/** Google sign-ins in progress (migration 0004), keyed by the hash of the browser's flow cookie. */
+export const oauthFlows = pgTable('oauth_flows', {
+  idHash: text('id_hash').primaryKey(),
+  state: text('state').notNull(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/connection';
+import { type Db, rowsOf } from '../../db/connection';
 import { addresses, subnets } from '../../db/schema';
 
 export type AddressRow = typeof addresses.$inferSelect;
@@ -9,7 +9,6 @@ export type AddressChanges = Partial<
 >;
 
 const inOrg = (orgId: string, id: string) => and(eq(addresses.orgId, orgId), eq(addresses.id, id));
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(addresses).where(inOrg(orgId, id)))[0];

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/connection';
+import { type Db, rowsOf } from '../../db/connection';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 
 export type SubnetRow = typeof subnets.$inferSelect;
@@ -11,7 +11,6 @@ export const spaceOf = (vrfId: string | null | undefined) => vrfId ?? GLOBAL_SPA
 
 const inOrg = (orgId: string, id: string) => and(eq(subnets.orgId, orgId), eq(subnets.id, id));
 const inSpace = (orgId: string, spaceId: string) => and(eq(subnets.orgId, orgId), eq(subnets.spaceId, spaceId));
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /**
  * Serialises hierarchy changes in one (organisation, space) until the transaction ends, across server
