@@ -1,11 +1,13 @@
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
-import { contract } from '../contract';
+import { contract, type RouteMeta } from '../contract';
 import type { ServerContext } from './context';
 import { notImplemented } from './http/errors';
 import { addressesRouter } from './modules/addresses/addresses.router';
+import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { locationsRouter } from './modules/locations/locations.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
+import { acceptInvitation, teamRouter } from './modules/team/team.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
 
@@ -20,7 +22,8 @@ const notImplementedRoute = {
 type Handler = ((...args: any[]) => unknown) | typeof notImplementedRoute;
 type Handlers = { [key: string]: Handlers | Handler };
 
-function implementedRouters({ db }: ServerContext): Handlers {
+function implementedRouters(context: ServerContext): Handlers {
+  const { db } = context;
   return {
     folders: foldersRouter(db),
     subnets: subnetsRouter(db),
@@ -28,6 +31,9 @@ function implementedRouters({ db }: ServerContext): Handlers {
     vlans: vlansRouter(db),
     vrfs: vrfsRouter(db),
     locations: locationsRouter(db),
+    apiKeys: apiKeysRouter(db),
+    team: teamRouter(context),
+    auth: { acceptInvitation: acceptInvitation(context) }, // temporary until the auth router lands
   } as unknown as Handlers;
 }
 
@@ -43,7 +49,25 @@ function complete(router: AppRouter, handlers: Handlers | undefined): Handlers {
 }
 
 export function buildRouter(context: ServerContext) {
+  assertAccessDeclared();
   return complete(contract, implementedRouters(context));
+}
+
+/** Access is declared once per route, in the contract's metadata; a route without it must not be served. */
+function assertAccessDeclared() {
+  const levels = ['public', 'viewer', 'editor', 'admin'];
+  for (const { id, route } of listRoutesOf(contract)) {
+    const meta = route.metadata as Partial<RouteMeta> | undefined;
+    if (!meta || !levels.includes(meta.access as string) || (meta.access !== 'public' && !meta.scope)) {
+      throw new Error(`Route ${id} does not declare its access (public or a role, and a key scope) in the contract`);
+    }
+  }
+}
+
+function listRoutesOf(router: AppRouter): { id: string; route: AppRoute }[] {
+  return Object.entries(router).flatMap(([id, value]) =>
+    isAppRoute(value) ? [{ id, route: value }] : listRoutesOf(value as AppRouter),
+  );
 }
 
 /** The router's own route list: each route of the contract with whether it is implemented. */

@@ -1,6 +1,6 @@
 import type { AppRoute } from '@ts-rest/core';
 import type { RequestHandler } from 'express';
-import { type RouteMeta, roleRank, routeMeta } from '../../contract/common/meta';
+import { type Role, type RouteMeta, roleRank, routeMeta } from '../../contract/common/meta';
 import type { Db } from '../db/connection';
 import type { Principal } from '../modules/identity/identity.repo';
 import * as identity from '../modules/identity/identity.repo';
@@ -62,7 +62,8 @@ function authorize(principal: Principal, meta: RouteMeta, method: string, reques
       'API access on the free plan is read-only: writing with an API key needs a paid plan (signed-in sessions can still write)',
     );
   }
-  if (meta.access !== 'public' && roleRank[principal.role] < roleRank[meta.access]) {
+  // Deny by default: a route whose least role is not one of the known roles admits nobody.
+  if (!(meta.access in roleRank) || roleRank[principal.role] < roleRank[meta.access as Role]) {
     throw forbidden(`This action needs the ${meta.access} role; you are ${principal.role}`);
   }
 }
