@@ -10,6 +10,7 @@ import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
+import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
 import type { Mailer } from './mail/mailer';
 import { buildRouter } from './routes';
@@ -22,6 +23,7 @@ export interface AppDeps {
   /** The time; tests move it to cross expiries and rate-limit windows without sleeping. */
   now?: () => Date;
   log?: (message: string, error?: unknown) => void;
+  warn?: (message: string) => void;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
@@ -44,12 +46,13 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     mailer: deps.mailer,
     limiter: rateLimiter(deps.counters, now),
     now,
+    warn: deps.warn ?? ((message) => console.warn(message)),
   };
   createExpressEndpoints(contract, buildRouter(context) as never, app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
-    globalMiddleware: [authenticate(deps.db), jsonBody] as never[],
+    globalMiddleware: [authenticate(deps.db), rateLimits(context.limiter), jsonBody] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });
 

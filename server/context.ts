@@ -10,4 +10,6 @@ export interface ServerContext {
   mailer: Mailer;
   limiter: RateLimiter;
   now: () => Date;
+  /** Operational warnings (an unreachable identity provider …), unlike errors that become a 500. */
+  warn: (message: string) => void;
 }

@@ -4,6 +4,7 @@ import { loadConfig } from './config';
 import { openConfiguredDatabase } from './database';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
+import { startActivityPurge } from './modules/activity/activity.service';
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
@@ -12,6 +13,8 @@ const app = createApp(config, {
   counters: database.kind === 'postgres' ? postgresCounters(database.db) : memoryCounters(),
   mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, (message) => console.log(message)),
 });
+// Entries past their plan's retention are deleted at start and then hourly (the timer is unref'd).
+const stopActivityPurge = startActivityPurge(database.db);
 const server = app.listen(config.port, config.host, () => {
   const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
   const { port } = server.address() as AddressInfo;
@@ -22,6 +25,7 @@ let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
+  stopActivityPurge();
   console.log(`${signal}: shutting down`);
   server.close(() => {
     database.close().finally(() => process.exit(0));

@@ -2,8 +2,10 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract, type RouteMeta } from '../contract';
 import type { ServerContext } from './context';
 import { notImplemented } from './http/errors';
+import { activityRouter } from './modules/activity/activity.router';
 import { addressesRouter } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
+import { authRouter } from './modules/auth/auth.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { locationsRouter } from './modules/locations/locations.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
@@ -33,7 +35,8 @@ function implementedRouters(context: ServerContext): Handlers {
     locations: locationsRouter(db),
     apiKeys: apiKeysRouter(db),
     team: teamRouter(context),
-    auth: { acceptInvitation: acceptInvitation(context) }, // temporary until the auth router lands
+    activity: activityRouter(context),
+    auth: { ...authRouter(context), acceptInvitation: acceptInvitation(context) },
   } as unknown as Handlers;
 }
 

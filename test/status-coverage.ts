@@ -10,9 +10,7 @@ import { OBSERVED_DIR } from './support/observed';
 import { declaredStatuses } from './support/routes';
 
 /** Declared statuses whose behaviour a later issue delivers; `*` applies to every implemented route. */
-const PENDING: { operationId: string; status: number; deliveredBy: string }[] = [
-  { operationId: '*', status: 429, deliveredBy: 'rate limits per user and plan (issue 4, identity and access)' },
-];
+const PENDING: { operationId: string; status: number; deliveredBy: string }[] = [];
 
 const observed = new Set<string>();
 if (existsSync(OBSERVED_DIR)) {

@@ -1,6 +1,6 @@
 /** Drizzle table definitions for querying. The SQL in migrations/ is the source of the schema. */
 import { sql } from 'drizzle-orm';
-import { boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const id = () => uuid('id').primaryKey().defaultRandom();
 const orgId = () => uuid('org_id').notNull();
@@ -160,4 +160,16 @@ export const oauthFlows = pgTable('oauth_flows', {
   codeVerifier: text('code_verifier').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/** The activity (audit) log (migration 0006): `changes` is {field: [old, new]} with the API's field names. */
+export const activity = pgTable('activity', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  orgId: orgId(),
+  userId: uuid('user_id'),
+  action: text('action').notNull(),
+  resourceType: text('resource_type').notNull(),
+  resourceId: uuid('resource_id'),
+  changes: jsonb('changes').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
 });

@@ -1,6 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/connection';
 
+/**
+ * The longest window a caller may use (sign-in links per 15 minutes, invitations per hour). Counter rows
+ * are kept this long after their window starts, so one sweep serves windows of every length.
+ */
+export const LONGEST_WINDOW_MS = 60 * 60_000;
+
 /** Counts hits of a key in the fixed window starting at `windowStart`, answering the count after this hit. */
 export interface CounterStore {
   increment(key: string, windowStart: Date, windowMs: number): Promise<number>;
@@ -8,15 +14,16 @@ export interface CounterStore {
 
 /** Counters in this process: right for the embedded database, which only one process can open. */
 export function memoryCounters(): CounterStore {
-  const counters = new Map<string, { windowStart: number; count: number }>();
+  const counters = new Map<string, { windowStart: number; windowEnd: number; count: number }>();
   return {
-    async increment(key, windowStart) {
+    async increment(key, windowStart, windowMs) {
+      const start = windowStart.getTime();
       const current = counters.get(key);
-      if (current && current.windowStart === windowStart.getTime()) return ++current.count;
+      if (current && current.windowStart === start) return ++current.count;
       if (counters.size > 100_000) {
-        for (const [k, v] of counters) if (v.windowStart < windowStart.getTime()) counters.delete(k);
+        for (const [k, v] of counters) if (v.windowEnd <= start) counters.delete(k);
       }
-      counters.set(key, { windowStart: windowStart.getTime(), count: 1 });
+      counters.set(key, { windowStart: start, windowEnd: start + windowMs, count: 1 });
       return 1;
     },
   };
@@ -26,14 +33,16 @@ export function memoryCounters(): CounterStore {
 export function postgresCounters(db: Db): CounterStore {
   let lastSweep = 0;
   return {
-    async increment(key, windowStart, windowMs) {
+    async increment(key, windowStart) {
       const result = (await db.execute(sql`
         INSERT INTO rate_limit_counters (key, window_start, count) VALUES (${key}, ${windowStart}, 1)
         ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
         RETURNING count`)) as unknown as { rows: { count: number }[] };
-      if (windowStart.getTime() - lastSweep > windowMs) {
-        lastSweep = windowStart.getTime();
-        await db.execute(sql`DELETE FROM rate_limit_counters WHERE window_start < ${new Date(lastSweep - windowMs)}`);
+      // At most once a minute per process, delete rows whose window began longer ago than any window lasts.
+      if (Date.now() - lastSweep >= 60_000) {
+        lastSweep = Date.now();
+        const before = new Date(windowStart.getTime() - LONGEST_WINDOW_MS);
+        await db.execute(sql`DELETE FROM rate_limit_counters WHERE window_start < ${before}`);
       }
       return result.rows[0].count;
     },
@@ -53,6 +62,8 @@ export interface RateLimitResult {
 export function rateLimiter(store: CounterStore, now: () => Date = () => new Date()) {
   return {
     async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+      if (!(windowMs > 0 && windowMs <= LONGEST_WINDOW_MS))
+        throw new Error(`Rate-limit windows run from 1 ms to ${LONGEST_WINDOW_MS} ms, not ${windowMs}`);
       const time = now().getTime();
       const windowStart = new Date(time - (time % windowMs));
       const count = await store.increment(key, windowStart, windowMs);

@@ -1,13 +1,14 @@
 /**
  * Behaviour every implemented route shares, checked route by route from the router's own list, so a
- * route added later is covered without a new test: 401, 403, 400 for a bad id, 404, 413, 415.
+ * route added later is covered without a new test: 401, 403, 400 for a bad id, 404, 413, 415, 429.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeMeta } from '../../contract';
+import { IP_LIMITS, ipBucketOf } from '../../server/http/rate-limit-middleware';
 import { listRoutes } from '../../server/routes';
-import type { CallOptions } from '../support/client';
+import { type CallOptions, clientIp } from '../support/client';
 import { expectStatus } from '../support/observed';
 import { declaredStatuses, exampleBody, hasIdParam, hasJsonBody } from '../support/routes';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server';
@@ -23,6 +24,7 @@ afterAll(() => server?.close());
 
 const routes = listRoutes().filter((r) => r.implemented);
 const authenticated = routes.filter((r) => routeMeta(r.route).access !== 'public');
+const ipLimited = routes.filter((r) => routeMeta(r.route).ipRateLimited);
 const declares = (status: number) => (r: { route: AppRoute }) => declaredStatuses(r.route).includes(status);
 const ids = (r: { id: string }) => r.id;
 
@@ -43,6 +45,7 @@ describe('every implemented route', () => {
     for (const { id, route } of authenticated) {
       for (const status of [401, 403, 429]) expect(declaredStatuses(route), id).toContain(status);
     }
+    for (const { id, route } of ipLimited) expect(declaredStatuses(route), id).toContain(429);
   });
 
   it.each(authenticated.filter(declares(401)).map(ids))('%s answers 401 without credentials', async (id) => {
@@ -96,6 +99,28 @@ describe('every implemented route', () => {
       expectStatus(await org.api.call(id, options), 413);
     },
   );
+
+  it.each(authenticated.filter(declares(429)).map(ids))(
+    '%s answers 429 once its user is over the rate limit',
+    async (id) => {
+      const route = routes.find((r) => r.id === id)!.route;
+      const limited = await server.newOrg({ plan: 'enterprise', limits: { rate_limit: 1 } });
+      expectStatus(await limited.api.call('listFolders'), 200);
+      const response = await limited.api.call(id, callFor(id, route));
+      expect(expectStatus(response, 429).code).toBe('rate_limited');
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(ipLimited.filter(declares(429)).map(ids))('%s answers 429 once its IP is over the limit', async (id) => {
+    const { limit } = IP_LIMITS[ipBucketOf(id, routeMeta(routes.find((r) => r.id === id)!.route))!];
+    // Bare calls (no query or body: mostly 400s) use up the limit without side effects.
+    const options = { headers: { 'x-forwarded-for': clientIp() } };
+    for (let i = 0; i < limit; i++) expect((await server.anonymous.call(id, options)).status).not.toBe(429);
+    const response = await server.anonymous.call(id, options);
+    expect(expectStatus(response, 429).code).toBe('rate_limited');
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });
 
 describe('routes not built yet', () => {
@@ -103,7 +128,9 @@ describe('routes not built yet', () => {
 
   it.each(pending.map(ids))('%s answers 501 not_implemented', async (id) => {
     const route = pending.find((r) => r.id === id)!.route;
-    const response = await org.api.call(id, callFor(id, route, { body: hasJsonBody(route) ? {} : undefined }));
+    // Public routes are limited per IP: each call comes from an address of its own.
+    const headers = { 'x-forwarded-for': clientIp() };
+    const response = await org.api.call(id, callFor(id, route, { body: hasJsonBody(route) ? {} : undefined, headers }));
     expect(response.status).toBe(501);
     expect(response.body).toMatchObject({ code: 'not_implemented' });
   });

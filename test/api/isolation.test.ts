@@ -26,6 +26,8 @@ beforeAll(async () => {
   ids.subnets = await create('createSubnet', { network: '10.42.0.0/16', folder_id: ids.folders, name: 'owner-net' });
   ids.addresses = await create('createAddress', { ip: '10.42.0.7', hostname: 'owner-host' }, { id: ids.subnets });
   ids.members = owner.userId;
+  ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
+  ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
 });
 afterAll(() => server?.close());
 
@@ -40,7 +42,7 @@ function ownerIdFor(path: string): string | undefined {
 }
 
 /** Every id kind an implemented route takes must be created above, so no route escapes the check. */
-const KINDS = ['folders', 'locations', 'vlans', 'vrfs', 'subnets', 'addresses', 'members'];
+const KINDS = ['folders', 'locations', 'vlans', 'vrfs', 'subnets', 'addresses', 'members', 'api-keys', 'invitations'];
 
 describe('another organisation’s ids', () => {
   it('covers every implemented route that takes an id', () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AppRoute } from '@ts-rest/core';
 import { route } from './routes';
 
@@ -8,6 +9,14 @@ export interface ApiResponse {
   headers: Headers;
   text: string;
   body: unknown;
+}
+
+/**
+ * A client address of its own (10.0.0.0/8, random), for the `x-forwarded-for` header: public routes are
+ * limited per IP, and on PostgreSQL the counters are shared by every test process of the run.
+ */
+export function clientIp(): string {
+  return `10.${[...randomBytes(3)].join('.')}`;
 }
 
 export type Credentials = { key: string } | { session: string; csrf?: boolean } | { authorization: string } | null;

@@ -41,7 +41,8 @@ export interface TestServer {
 /** The configuration tests run with; a test overrides what it exercises (SMTP, Google issuer …). */
 export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   return {
-    trustProxy: false,
+    // Tests choose their client address with X-Forwarded-For (per-IP limits); see clientIp() in client.ts.
+    trustProxy: 'loopback',
     appUrl: 'http://app.test',
     publicUrl: 'http://127.0.0.1',
     mailFrom: 'IPAM Test <no-reply@example.test>',
@@ -72,6 +73,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, () => {}),
     now: options.now,
     log: (m, e) => errors.push([m, e]),
+    warn: () => {},
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -13,6 +13,19 @@ const inOrg = (orgId: string, id: string) => and(eq(addresses.orgId, orgId), eq(
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(addresses).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends, so its old values stay true while it is changed. */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(addresses).where(inOrg(orgId, id)).for('update'))[0];
+
+/** The organisation's rows among `ids`, locked in id order (two batches never wait on each other in a cycle). */
+export const lockMany = (db: Db, orgId: string, ids: string[]) =>
+  db
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
+    .orderBy(asc(addresses.id))
+    .for('update');
+
 export const listInSubnet = (db: Db, orgId: string, subnetId: string, limit: number, offset: number) =>
   db
     .select()
@@ -60,15 +73,13 @@ export const insert = async (db: Db, orgId: string, values: AddressInsert) =>
       .returning()
   )[0];
 
-/** Inserts the rows whose ip is free in the space; answers how many were created. */
-export async function insertSkippingAssigned(db: Db, orgId: string, rows: AddressInsert[]) {
-  const created = await db
+/** Inserts the rows whose ip is free in the space; answers the rows created. */
+export const insertSkippingAssigned = (db: Db, orgId: string, rows: AddressInsert[]) =>
+  db
     .insert(addresses)
     .values(rows.map((r) => ({ orgId, ...r })))
     .onConflictDoNothing()
-    .returning({ id: addresses.id });
-  return created.length;
-}
+    .returning();
 
 export const update = async (db: Db, orgId: string, id: string, values: AddressChanges) =>
   (
@@ -80,24 +91,22 @@ export const update = async (db: Db, orgId: string, id: string, values: AddressC
   )[0];
 
 export const remove = async (db: Db, orgId: string, id: string) =>
-  (await db.delete(addresses).where(inOrg(orgId, id)).returning({ id: addresses.id }))[0];
+  (await db.delete(addresses).where(inOrg(orgId, id)).returning())[0];
 
-export async function updateMany(db: Db, orgId: string, ids: string[], values: AddressChanges) {
-  const rows = await db
+/** Updates the organisation's rows among `ids`; answers the rows as updated. */
+export const updateMany = (db: Db, orgId: string, ids: string[], values: AddressChanges) =>
+  db
     .update(addresses)
     .set({ ...values, updatedAt: new Date() })
     .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
-    .returning({ id: addresses.id });
-  return rows.length;
-}
+    .returning();
 
-export async function removeMany(db: Db, orgId: string, ids: string[]) {
-  const rows = await db
+/** Deletes the organisation's rows among `ids`; answers the rows deleted. */
+export const removeMany = (db: Db, orgId: string, ids: string[]) =>
+  db
     .delete(addresses)
     .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
-    .returning({ id: addresses.id });
-  return rows.length;
-}
+    .returning();
 
 export const subnetOf = async (db: Db, orgId: string, id: string) =>
   (

@@ -9,6 +9,8 @@ import type {
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
+import { addressFields, created, deleted, updated } from '../activity/activity.changes';
+import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import { lockSpaces, spaceOf } from '../subnets/subnets.repo';
@@ -99,7 +101,9 @@ export async function createAddress(
         customFields: input.custom_fields,
       }),
     };
-    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), `ip: ${ip} is already assigned`));
+    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), `ip: ${ip} is already assigned`);
+    await recordCreate(tx, caller, 'address', row.id, addressFields(row));
+    return toDto(row);
   });
 }
 
@@ -119,7 +123,18 @@ export async function batchCreateAddresses(
     await lockSpaces(tx, caller.orgId, [spaceId], 'shared');
     await assertNotInChild(tx, caller.orgId, subnetId, ips);
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
-    return { created: await repo.insertSkippingAssigned(tx, caller.orgId, rows) };
+    const inserted = await repo.insertSkippingAssigned(tx, caller.orgId, rows);
+    await recordActivities(
+      tx,
+      caller,
+      inserted.map((row) => ({
+        action: 'batch_create',
+        resourceType: 'address',
+        resourceId: row.id,
+        changes: created(addressFields(row)),
+      })),
+    );
+    return { created: inserted.length };
   });
 }
 
@@ -132,19 +147,57 @@ export async function updateAddress(db: Db, caller: Principal, id: string, input
     owner: input.owner,
     customFields: input.custom_fields,
   });
-  return toDto(orNotFound(await repo.update(db, caller.orgId, id, values), 'Address'));
+  return db.transaction(async (tx) => {
+    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
+    const row = await repo.update(tx, caller.orgId, id, values);
+    await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));
+    return toDto(row);
+  });
 }
 
 export async function deleteAddress(db: Db, caller: Principal, id: string) {
-  orNotFound(await repo.remove(db, caller.orgId, id), 'Address');
+  await db.transaction(async (tx) => {
+    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Address');
+    await recordDelete(tx, caller, 'address', id, addressFields(row));
+  });
 }
 
-/** Only the caller's organisation's ids count; others are not found and not counted. */
+/**
+ * Only the caller's organisation's ids count; others are not found and not counted. Each address whose
+ * values changed gets its own `batch_update` entry.
+ */
 export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
   const values = given({ status: input.status, owner: input.owner });
-  return { updated: await repo.updateMany(db, caller.orgId, [...new Set(input.ids)], values) };
+  return db.transaction(async (tx) => {
+    const ids = [...new Set(input.ids)];
+    const before = new Map((await repo.lockMany(tx, caller.orgId, ids)).map((row) => [row.id, row]));
+    const rows = await repo.updateMany(tx, caller.orgId, ids, values);
+    const entries = rows.flatMap((row) => {
+      const old = before.get(row.id);
+      const changes = old ? updated(addressFields(old), addressFields(row)) : {};
+      return Object.keys(changes).length === 0
+        ? []
+        : [{ action: 'batch_update' as const, resourceType: 'address' as const, resourceId: row.id, changes }];
+    });
+    await recordActivities(tx, caller, entries);
+    return { updated: rows.length };
+  });
 }
 
+/** One `batch_delete` entry per address deleted. */
 export async function batchDeleteAddresses(db: Db, caller: Principal, ids: string[]) {
-  return { deleted: await repo.removeMany(db, caller.orgId, [...new Set(ids)]) };
+  return db.transaction(async (tx) => {
+    const rows = await repo.removeMany(tx, caller.orgId, [...new Set(ids)]);
+    await recordActivities(
+      tx,
+      caller,
+      rows.map((row) => ({
+        action: 'batch_delete',
+        resourceType: 'address',
+        resourceId: row.id,
+        changes: deleted(addressFields(row)),
+      })),
+    );
+    return { deleted: rows.length };
+  });
 }

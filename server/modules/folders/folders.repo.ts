@@ -13,6 +13,10 @@ export const list = (db: Db, orgId: string) =>
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(folders).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends, so its old values stay true while it is changed. */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(folders).where(inOrg(orgId, id)).for('update'))[0];
+
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(folders).where(eq(folders.orgId, orgId)))[0].n;
 
@@ -35,4 +39,4 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
 
 /** Subnets in the folder keep existing: the foreign key sets their folder_id to null. */
 export const remove = async (db: Db, orgId: string, id: string) =>
-  (await db.delete(folders).where(inOrg(orgId, id)).returning({ id: folders.id }))[0];
+  (await db.delete(folders).where(inOrg(orgId, id)).returning())[0];

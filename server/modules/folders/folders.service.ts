@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contract/folders.contract';
 import type { Db } from '../../db/connection';
+import { folderFields } from '../activity/activity.changes';
+import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './folders.repo';
@@ -29,21 +31,28 @@ export async function createFolder(db: Db, caller: Principal, input: z.infer<typ
   return db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller.orgId, 'folders', () => repo.countInOrg(tx, caller.orgId));
     const values = { name: input.name, description: input.description, sortOrder: input.sort_order };
-    return toDto(
-      await uniqueOr(
-        () => repo.insert(tx, caller.orgId, given(values) as repo.FolderValues),
-        duplicateName(input.name),
-      ),
+    const row = await uniqueOr(
+      () => repo.insert(tx, caller.orgId, given(values) as repo.FolderValues),
+      duplicateName(input.name),
     );
+    await recordCreate(tx, caller, 'folder', row.id, folderFields(row));
+    return toDto(row);
   });
 }
 
 export async function updateFolder(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateFolderBody>) {
   const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
-  return toDto(orNotFound(row, 'Folder'));
+  return db.transaction(async (tx) => {
+    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Folder');
+    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateName(input.name ?? ''));
+    await recordUpdate(tx, caller, 'folder', id, folderFields(before), folderFields(row));
+    return toDto(row);
+  });
 }
 
 export async function deleteFolder(db: Db, caller: Principal, id: string) {
-  orNotFound(await repo.remove(db, caller.orgId, id), 'Folder');
+  await db.transaction(async (tx) => {
+    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Folder');
+    await recordDelete(tx, caller, 'folder', id, folderFields(row));
+  });
 }

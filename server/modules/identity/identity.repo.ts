@@ -11,6 +11,8 @@ export interface Principal {
   orgId: string;
   role: Role;
   plan: Plan;
+  /** The organisation's limit overrides, for `effectiveLimits(plan, limitOverrides)` (the rate limit). */
+  limitOverrides: Record<string, number | null>;
   keyId: string | null;
   permissions: ('read' | 'write')[] | null;
   lastUsedAt: Date | null;
@@ -21,6 +23,7 @@ const principalColumns = {
   orgId: users.orgId,
   role: users.role,
   plan: organizations.plan,
+  limitOverrides: organizations.limitOverrides,
 };
 
 export async function findPrincipalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {

@@ -62,12 +62,12 @@ export async function createApiKey(
 }
 
 /** A new server-side session; answers the cookie value (only its hash is stored). */
-export async function createSession(db: Db, userId: string): Promise<string> {
+export async function createSession(db: Db, userId: string, now: Date = new Date()): Promise<string> {
   const token = newSessionToken();
   await repo.insertSession(db, {
     userId,
     tokenHash: hashToken(token),
-    expiresAt: new Date(Date.now() + SESSION_TTL_MS),
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   });
   return token;
 }

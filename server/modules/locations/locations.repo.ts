@@ -27,6 +27,10 @@ export const listWithCounts = (db: Db, orgId: string) =>
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(locations).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends, so its old values stay true while it is changed. */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(locations).where(inOrg(orgId, id)).for('update'))[0];
+
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(locations).where(eq(locations.orgId, orgId)))[0].n;
 
@@ -49,4 +53,4 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
 
 /** Subnets and VLANs at the location keep existing: the foreign keys clear their location_id. */
 export const remove = async (db: Db, orgId: string, id: string) =>
-  (await db.delete(locations).where(inOrg(orgId, id)).returning({ id: locations.id }))[0];
+  (await db.delete(locations).where(inOrg(orgId, id)).returning())[0];

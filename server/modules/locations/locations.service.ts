@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../contract/locations.contract';
 import type { Db } from '../../db/connection';
+import { locationFields } from '../activity/activity.changes';
+import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './locations.repo';
@@ -27,16 +29,25 @@ export async function createLocation(db: Db, caller: Principal, input: z.infer<t
   return db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller.orgId, 'locations', () => repo.countInOrg(tx, caller.orgId));
     const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
-    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name)));
+    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name));
+    await recordCreate(tx, caller, 'location', row.id, locationFields(row));
+    return toDto(row);
   });
 }
 
 export async function updateLocation(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateLocationBody>) {
   const values = given({ name: input.name, address: input.address });
-  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
-  return toDto(orNotFound(row, 'Location'));
+  return db.transaction(async (tx) => {
+    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Location');
+    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateName(input.name ?? ''));
+    await recordUpdate(tx, caller, 'location', id, locationFields(before), locationFields(row));
+    return toDto(row);
+  });
 }
 
 export async function deleteLocation(db: Db, caller: Principal, id: string) {
-  orNotFound(await repo.remove(db, caller.orgId, id), 'Location');
+  await db.transaction(async (tx) => {
+    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Location');
+    await recordDelete(tx, caller, 'location', id, locationFields(row));
+  });
 }

@@ -13,7 +13,8 @@ export type LimitName =
   | 'locations'
   | 'api_keys'
   | 'webhooks'
-  | 'rate_limit';
+  | 'rate_limit'
+  | 'activity_retention_days';
 export const LIMIT_NAMES: readonly LimitName[] = [
   'users',
   'folders',
@@ -25,6 +26,7 @@ export const LIMIT_NAMES: readonly LimitName[] = [
   'api_keys',
   'webhooks',
   'rate_limit',
+  'activity_retention_days',
 ];
 
 /** null = unlimited (fair use). Enterprise figures are per-organisation overrides set by the operator. */
@@ -44,9 +46,26 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     api_keys: 5,
     webhooks: 2,
     rate_limit: 600,
+    activity_retention_days: 7,
   },
-  pro: { ...unlimited, users: 2, addresses: 5000, api_keys: 100, webhooks: 10, rate_limit: 3000 },
-  teams: { ...unlimited, users: 10, addresses: 10000, api_keys: 100, webhooks: 25, rate_limit: 3000 },
+  pro: {
+    ...unlimited,
+    users: 2,
+    addresses: 5000,
+    api_keys: 100,
+    webhooks: 10,
+    rate_limit: 3000,
+    activity_retention_days: 30,
+  },
+  teams: {
+    ...unlimited,
+    users: 10,
+    addresses: 10000,
+    api_keys: 100,
+    webhooks: 25,
+    rate_limit: 3000,
+    activity_retention_days: 90,
+  },
   enterprise: {
     ...unlimited,
     users: null,
@@ -54,6 +73,8 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     api_keys: null,
     webhooks: null,
     rate_limit: 3000,
+    // "custom" in the plan table: 90 days unless the operator overrides it (`set-limits`).
+    activity_retention_days: 90,
   },
 };
 
@@ -79,6 +100,7 @@ const limitLabels: Record<LimitName, string> = {
   api_keys: 'API keys',
   webhooks: 'webhooks',
   rate_limit: 'requests per minute',
+  activity_retention_days: 'days of activity history',
 };
 
 /** 402 when adding `adding` items to `current` would pass the limit. */

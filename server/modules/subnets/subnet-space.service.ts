@@ -19,6 +19,7 @@ import {
   usableRange,
   utilization,
 } from '../../ipam';
+import { recordActivity } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import { assertLimitLocked, orNotFound } from '../shared/rows';
 import { totalOf } from './subnets.dto';
@@ -106,7 +107,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     const clash = await repo.findInsideWithPrefix(tx, orgId, repo.spaceOf(row.vrfId), row.network, prefix);
     if (clash) throw duplicate(`parts: the part ${clash.network} already exists as a subnet (${clash.id})`);
     await repo.reparentChildren(tx, orgId, id, row.parentId);
-    await repo.deleteOwnAddresses(tx, orgId, id);
+    const addressesRemoved = await repo.deleteOwnAddresses(tx, orgId, id);
     await repo.remove(tx, orgId, id);
     const inherited = { folderId: row.folderId, name: row.name, vrfId: row.vrfId, isPool: row.isPool };
     const created = await repo.insertMany(
@@ -119,6 +120,16 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
       orgId,
       created.map((c) => c.id),
     );
+    await recordActivity(tx, caller, {
+      action: 'split',
+      resourceType: 'subnet',
+      resourceId: id,
+      changes: {
+        network: [row.network, null],
+        parts: [null, networks],
+        addresses_removed: [addressesRemoved, 0],
+      },
+    });
     return created.map((c) => ({ id: c.id, network: c.network }));
   });
 }

@@ -32,6 +32,34 @@ export async function lockSpaces(
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(subnets).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends (after any space lock: spaces first, then rows). */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(subnets).where(inOrg(orgId, id)).for('update'))[0];
+
+/**
+ * The subnet and every descendant a delete cascades to (through parent_id), each with the number of
+ * address records it holds itself (a record belongs to one subnet, so the figures add up to the whole).
+ */
+export const subtreeWithAddressCounts = (db: Db, orgId: string, id: string) =>
+  db
+    .select({
+      subnet: subnets,
+      addressCount: sql<number>`(SELECT count(*)::int FROM addresses a WHERE a.subnet_id = subnets.id)`.mapWith(Number),
+    })
+    .from(subnets)
+    .where(
+      and(
+        eq(subnets.orgId, orgId),
+        sql`${subnets.id} IN (
+          WITH RECURSIVE tree AS (
+            SELECT id FROM subnets WHERE org_id = ${orgId} AND id = ${id}
+            UNION ALL
+            SELECT s.id FROM subnets s JOIN tree t ON s.parent_id = t.id WHERE s.org_id = ${orgId})
+          SELECT id FROM tree)`,
+      ),
+    )
+    .orderBy(asc(subnets.network));
+
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(subnets).where(eq(subnets.orgId, orgId)))[0].n;
 
@@ -139,8 +167,12 @@ export async function setAddressesSpace(db: Db, orgId: string, subnetId: string,
 export const remove = async (db: Db, orgId: string, id: string) =>
   (await db.delete(subnets).where(inOrg(orgId, id)).returning({ id: subnets.id }))[0];
 
+/** Deletes a subnet's own address records; answers how many. */
 export async function deleteOwnAddresses(db: Db, orgId: string, subnetId: string) {
-  await db.delete(addresses).where(and(eq(addresses.orgId, orgId), eq(addresses.subnetId, subnetId)));
+  const result = await db.execute(sql`
+    WITH removed AS (DELETE FROM addresses WHERE org_id = ${orgId} AND subnet_id = ${subnetId} RETURNING 1)
+    SELECT count(*)::int AS n FROM removed`);
+  return rowsOf<{ n: number }>(result)[0].n;
 }
 
 export const children = (db: Db, orgId: string, parentId: string) =>

@@ -13,6 +13,8 @@ import {
   parseIp,
   type Range,
 } from '../../ipam';
+import { deleted, subnetFields } from '../activity/activity.changes';
+import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.repo';
 import type { Principal } from '../identity/identity.repo';
 import * as locations from '../locations/locations.repo';
@@ -117,7 +119,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     await assertLimitLocked(tx, caller.orgId, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await repo.lockSpaces(tx, caller.orgId, [repo.spaceOf(vrfId)]);
     await assertNotInSpace(tx, caller.orgId, repo.spaceOf(vrfId), network);
-    return insertNested(tx, caller.orgId, {
+    const row = await insertNested(tx, caller.orgId, {
       network,
       vrfId,
       folderId: input.folder_id ?? null,
@@ -133,6 +135,8 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
       dnsPrimary: hosts.dnsPrimary ?? null,
       dnsSecondary: hosts.dnsSecondary ?? null,
     });
+    await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
+    return row;
   });
   const subnet = await getSubnetDto(db, caller.orgId, created.id);
   if (vrfId) return subnet;
@@ -164,20 +168,22 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
       ...hosts,
     });
     if (input.vlan !== undefined) {
-      values.vlanId = input.vlan === '' ? null : (await ensureVlan(tx, orgId, Number(input.vlan))).id;
+      values.vlanId = input.vlan === '' ? null : (await ensureVlan(tx, caller, Number(input.vlan))).id;
     }
     const vrfId =
-      input.vrf === undefined ? current.vrfId : input.vrf === '' ? null : (await ensureVrf(tx, orgId, input.vrf)).id;
-    if (vrfId !== current.vrfId) {
-      const fresh = await lockSubnet(tx, orgId, id, current.vrfId, [repo.spaceOf(vrfId)]);
+      input.vrf === undefined ? current.vrfId : input.vrf === '' ? null : (await ensureVrf(tx, caller, input.vrf)).id;
+    // Spaces are locked before rows (as deletes and splits do), so the old values are read under both.
+    if (vrfId !== current.vrfId) await lockSubnet(tx, orgId, id, current.vrfId, [repo.spaceOf(vrfId)]);
+    const before = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Subnet');
+    if (vrfId !== current.vrfId && before.vrfId !== vrfId) {
       await uniqueOr(
-        async () => {
-          if (fresh.vrfId !== vrfId) await moveToSpace(tx, orgId, fresh, vrfId);
-        },
+        () => moveToSpace(tx, orgId, before, vrfId),
         `vrf: an address of ${current.network} is already assigned in ${input.vrf ? `VRF "${input.vrf}"` : 'the global space'}`,
       );
     }
-    if (Object.keys(values).length > 0) await repo.update(tx, orgId, id, values);
+    const after =
+      Object.keys(values).length > 0 ? await repo.update(tx, orgId, id, values) : await repo.get(tx, orgId, id);
+    await recordUpdate(tx, caller, 'subnet', id, subnetFields(before), subnetFields(after));
   });
   return getSubnetDto(db, orgId, id);
 }
@@ -186,6 +192,18 @@ export async function deleteSubnet(db: Db, caller: Principal, id: string) {
   const subnet = orNotFound(await repo.get(db, caller.orgId, id), 'Subnet');
   await db.transaction(async (tx) => {
     await lockSubnet(tx, caller.orgId, id, subnet.vrfId);
+    // One entry per subnet the delete cascades to, with the address records it took along (not one per address).
+    const removed = await repo.subtreeWithAddressCounts(tx, caller.orgId, id);
     await repo.remove(tx, caller.orgId, id);
+    await recordActivities(
+      tx,
+      caller,
+      removed.map(({ subnet: row, addressCount }) => ({
+        action: 'delete',
+        resourceType: 'subnet',
+        resourceId: row.id,
+        changes: { ...deleted(subnetFields(row)), addresses_removed: [addressCount, 0] },
+      })),
+    );
   });
 }

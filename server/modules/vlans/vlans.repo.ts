@@ -23,6 +23,10 @@ export const listWithCounts = (db: Db, orgId: string) =>
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(vlans).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends, so its old values stay true while it is changed. */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(vlans).where(inOrg(orgId, id)).for('update'))[0];
+
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(vlans).where(eq(vlans.orgId, orgId)))[0].n;
 
@@ -45,7 +49,7 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
 
 /** Subnets on the VLAN keep existing: the foreign key clears their vlan_id. */
 export const remove = async (db: Db, orgId: string, id: string) =>
-  (await db.delete(vlans).where(inOrg(orgId, id)).returning({ id: vlans.id }))[0];
+  (await db.delete(vlans).where(inOrg(orgId, id)).returning())[0];
 
 export const findByNumber = async (db: Db, orgId: string, vlanNumber: number) =>
   (

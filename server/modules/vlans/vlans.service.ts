@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { CreateVlanBody, UpdateVlanBody, Vlan } from '../../../contract/vlans.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
+import { vlanFields } from '../activity/activity.changes';
+import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import * as locations from '../locations/locations.repo';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
@@ -44,7 +46,9 @@ export async function createVlan(db: Db, caller: Principal, input: z.infer<typeo
       description: input.description,
       locationId: input.location_id,
     }) as repo.VlanValues;
-    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateNumber(input.vlan_number)));
+    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateNumber(input.vlan_number));
+    await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
+    return toDto(row);
   });
 }
 
@@ -57,18 +61,27 @@ export async function updateVlan(db: Db, caller: Principal, id: string, input: z
     description: input.description,
     locationId: input.location_id,
   });
-  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateNumber(input.vlan_number));
-  return toDto(orNotFound(row, 'VLAN'));
+  return db.transaction(async (tx) => {
+    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'VLAN');
+    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateNumber(input.vlan_number));
+    await recordUpdate(tx, caller, 'vlan', id, vlanFields(before), vlanFields(row));
+    return toDto(row);
+  });
 }
 
 export async function deleteVlan(db: Db, caller: Principal, id: string) {
-  orNotFound(await repo.remove(db, caller.orgId, id), 'VLAN');
+  await db.transaction(async (tx) => {
+    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'VLAN');
+    await recordDelete(tx, caller, 'vlan', id, vlanFields(row));
+  });
 }
 
-/** The organisation's VLAN with this number, created (within the plan's VLAN limit) when missing. */
-export async function ensureVlan(tx: Db, orgId: string, vlanNumber: number) {
-  const existing = await repo.findByNumber(tx, orgId, vlanNumber);
+/** The organisation's VLAN with this number, created (within the plan's VLAN limit, and logged) when missing. */
+export async function ensureVlan(tx: Db, caller: Actor, vlanNumber: number) {
+  const existing = await repo.findByNumber(tx, caller.orgId, vlanNumber);
   if (existing) return existing;
-  await assertLimitLocked(tx, orgId, 'vlans', () => repo.countInOrg(tx, orgId));
-  return repo.insert(tx, orgId, { vlanNumber });
+  await assertLimitLocked(tx, caller.orgId, 'vlans', () => repo.countInOrg(tx, caller.orgId));
+  const row = await repo.insert(tx, caller.orgId, { vlanNumber });
+  await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
+  return row;
 }

@@ -23,6 +23,10 @@ export const listWithCounts = (db: Db, orgId: string) =>
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(vrfs).where(inOrg(orgId, id)))[0];
 
+/** The row locked until the transaction ends, so its old values stay true while it is changed. */
+export const getForUpdate = async (db: Db, orgId: string, id: string) =>
+  (await db.select().from(vrfs).where(inOrg(orgId, id)).for('update'))[0];
+
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(vrfs).where(eq(vrfs.orgId, orgId)))[0].n;
 
@@ -52,7 +56,7 @@ export const update = async (db: Db, orgId: string, id: string, values: Partial<
   )[0];
 
 export const remove = async (db: Db, orgId: string, id: string) =>
-  (await db.delete(vrfs).where(inOrg(orgId, id)).returning({ id: vrfs.id }))[0];
+  (await db.delete(vrfs).where(inOrg(orgId, id)).returning())[0];
 
 export const findByName = async (db: Db, orgId: string, name: string) =>
   (

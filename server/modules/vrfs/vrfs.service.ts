@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { CreateVrfBody, UpdateVrfBody, Vrf } from '../../../contract/vrfs.contract';
 import type { Db } from '../../db/connection';
 import { inUse, isForeignKeyViolation } from '../../http/errors';
+import { vrfFields } from '../activity/activity.changes';
+import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './vrfs.repo';
@@ -29,14 +31,20 @@ export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof
   return db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller.orgId, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
     const values = given({ name: input.name, rd: input.rd, description: input.description }) as repo.VrfValues;
-    return toDto(await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name)));
+    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name));
+    await recordCreate(tx, caller, 'vrf', row.id, vrfFields(row));
+    return toDto(row);
   });
 }
 
 export async function updateVrf(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVrfBody>) {
   const values = given({ name: input.name, rd: input.rd, description: input.description });
-  const row = await uniqueOr(() => repo.update(db, caller.orgId, id, values), duplicateName(input.name ?? ''));
-  return toDto(orNotFound(row, 'VRF'));
+  return db.transaction(async (tx) => {
+    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'VRF');
+    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateName(input.name ?? ''));
+    await recordUpdate(tx, caller, 'vrf', id, vrfFields(before), vrfFields(row));
+    return toDto(row);
+  });
 }
 
 /** A VRF that subnets still use is refused: deleting it would silently merge their space into another. */
@@ -45,17 +53,22 @@ export async function deleteVrf(db: Db, caller: Principal, id: string) {
   const used = await repo.countSubnets(db, caller.orgId, id);
   if (used > 0) throw inUse(`VRF "${vrf.name}" is used by ${used} subnet(s); move or delete them first`);
   try {
-    await repo.remove(db, caller.orgId, id);
+    await db.transaction(async (tx) => {
+      const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'VRF');
+      await recordDelete(tx, caller, 'vrf', id, vrfFields(row));
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw inUse(`VRF "${vrf.name}" is used by subnets; move or delete them first`);
     throw error;
   }
 }
 
-/** The organisation's VRF with this name, created (within the plan's VRF limit) when missing. */
-export async function ensureVrf(tx: Db, orgId: string, name: string) {
-  const existing = await repo.findByName(tx, orgId, name);
+/** The organisation's VRF with this name, created (within the plan's VRF limit, and logged) when missing. */
+export async function ensureVrf(tx: Db, caller: Actor, name: string) {
+  const existing = await repo.findByName(tx, caller.orgId, name);
   if (existing) return existing;
-  await assertLimitLocked(tx, orgId, 'vrfs', () => repo.countInOrg(tx, orgId));
-  return repo.insert(tx, orgId, { name });
+  await assertLimitLocked(tx, caller.orgId, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
+  const row = await repo.insert(tx, caller.orgId, { name });
+  await recordCreate(tx, caller, 'vrf', row.id, vrfFields(row));
+  return row;
 }

@@ -1,0 +1,88 @@
+/**
+ * What an activity entry says changed: `{field: [old, new]}` with the API's (snake_case) field names.
+ * Each resource lists the fields a client can see and set; derived values (hierarchy parent, counts,
+ * names of related objects, timestamps) are left out, so an entry records what the caller changed.
+ */
+import type { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
+
+export type Changes = Record<string, [unknown, unknown]>;
+type Fields = Record<string, unknown>;
+
+export const folderFields = (r: typeof folders.$inferSelect): Fields => ({
+  name: r.name,
+  description: r.description,
+  sort_order: r.sortOrder,
+});
+
+export const vlanFields = (r: typeof vlans.$inferSelect): Fields => ({
+  vlan_number: r.vlanNumber,
+  name: r.name,
+  description: r.description,
+  location_id: r.locationId,
+});
+
+export const vrfFields = (r: typeof vrfs.$inferSelect): Fields => ({
+  name: r.name,
+  rd: r.rd,
+  description: r.description,
+});
+
+export const locationFields = (r: typeof locations.$inferSelect): Fields => ({
+  name: r.name,
+  address: r.address,
+});
+
+export const subnetFields = (r: typeof subnets.$inferSelect): Fields => ({
+  network: r.network,
+  name: r.name,
+  description: r.description,
+  folder_id: r.folderId,
+  vlan_id: r.vlanId,
+  vrf_id: r.vrfId,
+  location_id: r.locationId,
+  is_pool: r.isPool,
+  gateway: r.gateway,
+  dns_primary: r.dnsPrimary,
+  dns_secondary: r.dnsSecondary,
+  scan_enabled: r.scanEnabled,
+  tracked: r.tracked,
+  custom_fields: r.customFields,
+});
+
+export const addressFields = (r: typeof addresses.$inferSelect): Fields => ({
+  subnet_id: r.subnetId,
+  ip: r.ip,
+  hostname: r.hostname,
+  mac_address: r.macAddress,
+  description: r.description,
+  status: r.status,
+  owner: r.owner,
+  ptr_record: r.ptrRecord,
+  custom_fields: r.customFields,
+});
+
+/** A field holds a value: not null and not the empty string (which the API uses for "unset"). */
+const isSet = (value: unknown) => value !== null && value !== undefined && value !== '';
+
+/** A created object: `[null, value]` for each field that holds a value. */
+export function created(fields: Fields): Changes {
+  return Object.fromEntries(Object.entries(fields).flatMap(([k, v]) => (isSet(v) ? [[k, [null, v]]] : [])));
+}
+
+/** A deleted object: `[value, null]` for each field that held a value. */
+export function deleted(fields: Fields): Changes {
+  return Object.fromEntries(Object.entries(fields).flatMap(([k, v]) => (isSet(v) ? [[k, [v, null]]] : [])));
+}
+
+/** An updated object: `[old, new]` for each field whose value actually changed (empty when none did). */
+export function updated(before: Fields, after: Fields): Changes {
+  const changes: Changes = {};
+  for (const key of Object.keys(after)) {
+    const old = before[key] ?? null;
+    const now = after[key] ?? null;
+    if (JSON.stringify(old) !== JSON.stringify(now)) changes[key] = [old, now];
+  }
+  return changes;
+}
+
+export const isEmpty = (changes: Changes) => Object.keys(changes).length === 0;

@@ -1,0 +1,106 @@
+import { and, asc, count, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { type Db, rowsOf } from '../../db/connection';
+import { activity, users } from '../../db/schema';
+
+export type ActivityRow = typeof activity.$inferSelect;
+export type ActivityInsert = Omit<typeof activity.$inferInsert, 'id' | 'createdAt'>;
+
+/** Which entries of one organisation a read sees: the retention cut-off and the caller's filters. */
+export interface ActivityFilter {
+  orgId: string;
+  /** Entries created before this are past the plan's retention; null keeps everything. */
+  cutoff: Date | null;
+  action?: string;
+  resourceType?: string;
+  userId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters (6 per row). */
+const INSERT_CHUNK = 1000;
+
+export async function insertMany(db: Db, rows: ActivityInsert[]) {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db.insert(activity).values(rows.slice(i, i + INSERT_CHUNK));
+  }
+}
+
+function matching(f: ActivityFilter) {
+  return and(
+    eq(activity.orgId, f.orgId),
+    f.cutoff ? gte(activity.createdAt, f.cutoff) : undefined,
+    f.action !== undefined ? eq(activity.action, f.action) : undefined,
+    f.resourceType !== undefined ? eq(activity.resourceType, f.resourceType) : undefined,
+    f.userId !== undefined ? eq(activity.userId, f.userId) : undefined,
+    f.since ? gte(activity.createdAt, f.since) : undefined,
+    f.until ? lte(activity.createdAt, f.until) : undefined,
+  );
+}
+
+const newestFirst = [desc(activity.createdAt), desc(activity.id)] as const;
+
+export const page = (db: Db, f: ActivityFilter, limit: number, offset: number) =>
+  db
+    .select()
+    .from(activity)
+    .where(matching(f))
+    .orderBy(...newestFirst)
+    .limit(limit)
+    .offset(offset);
+
+export const countMatching = async (db: Db, f: ActivityFilter) =>
+  (await db.select({ n: count() }).from(activity).where(matching(f)))[0].n;
+
+export const emailsOf = (db: Db, userIds: string[]) =>
+  userIds.length === 0
+    ? Promise.resolve([])
+    : db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, userIds));
+
+export async function distinctActions(db: Db, f: ActivityFilter) {
+  const rows = await db
+    .selectDistinct({ value: activity.action })
+    .from(activity)
+    .where(matching(f))
+    .orderBy(asc(activity.action));
+  return rows.map((r) => r.value);
+}
+
+export async function distinctResourceTypes(db: Db, f: ActivityFilter) {
+  const rows = await db
+    .selectDistinct({ value: activity.resourceType })
+    .from(activity)
+    .where(matching(f))
+    .orderBy(asc(activity.resourceType));
+  return rows.map((r) => r.value);
+}
+
+/** The newest `max` matching entries with their author's email (null when the user is gone). */
+export const exportRows = (db: Db, f: ActivityFilter, max: number) =>
+  db
+    .select({ entry: activity, userEmail: users.email })
+    .from(activity)
+    .leftJoin(users, eq(users.id, activity.userId))
+    .where(matching(f))
+    .orderBy(...newestFirst)
+    .limit(max);
+
+/**
+ * Deletes every entry older than its organisation's retention at `now`: the override
+ * `activity_retention_days` when the organisation has one (null there = keep forever), else its plan's
+ * figure from `planDays`. Answers how many entries were deleted.
+ */
+export async function purgeExpired(db: Db, now: Date, planDays: Record<string, number | null>) {
+  const result = await db.execute(sql`
+    WITH expired AS (
+      DELETE FROM activity a USING organizations o
+      WHERE a.org_id = o.id
+        AND a.created_at < ${now.toISOString()}::timestamptz - interval '1 day' * (
+          CASE WHEN o.limit_overrides ? 'activity_retention_days'
+            THEN (o.limit_overrides ->> 'activity_retention_days')::float8
+            ELSE (${JSON.stringify(planDays)}::jsonb ->> o.plan)::float8
+          END)
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM expired`);
+  return rowsOf<{ n: number }>(result)[0].n;
+}

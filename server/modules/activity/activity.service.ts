@@ -1,0 +1,223 @@
+/**
+ * The activity (audit) log. Every change made through the API writes entries with `recordActivity` /
+ * `recordActivities` inside the transaction of the change, so an entry exists exactly when the change
+ * does. Reads never show entries older than the plan's retention (`activity_retention_days`), and
+ * `purgeExpiredActivity` deletes them periodically.
+ */
+import type { z } from 'zod';
+import {
+  ACTIVITY_EXPORT_MAX_ROWS,
+  type ActivityEntry,
+  type ExportActivityQuery,
+  type ListActivityQuery,
+} from '../../../contract/activity.contract';
+import type { Db } from '../../db/connection';
+import { badRequest } from '../../http/errors';
+import type { Principal } from '../identity/identity.repo';
+import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
+import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
+import * as repo from './activity.repo';
+
+/** The actions of DESIGN.md's activity decision. */
+export type ActivityAction =
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'split'
+  | 'import'
+  | 'batch_create'
+  | 'batch_update'
+  | 'batch_delete'
+  | 'rotate_secret'
+  | 'revoke'
+  | 'invite'
+  | 'role_change'
+  | 'remove_member';
+
+/** IPAM resources, and the kinds of object the team, key, webhook and organisation routes change. */
+export type ResourceType =
+  | 'folder'
+  | 'subnet'
+  | 'address'
+  | 'vlan'
+  | 'vrf'
+  | 'location'
+  | 'api_key'
+  | 'webhook'
+  | 'member'
+  | 'invitation'
+  | 'organization';
+
+export interface ActivityRecord {
+  action: ActivityAction;
+  resourceType: ResourceType;
+  resourceId: string | null;
+  changes: Changes;
+}
+
+/** Who made a change: the organisation it belongs to and the user (null for the system). */
+export type Actor = { orgId: string; userId: string | null };
+
+/** Writes one entry; call it with the transaction that makes the change. */
+export async function recordActivity(tx: Db, caller: Actor, entry: ActivityRecord) {
+  await recordActivities(tx, caller, [entry]);
+}
+
+/** Writes one entry per object of a batch, cascade or import, in the transaction of the change. */
+export async function recordActivities(tx: Db, caller: Actor, entries: ActivityRecord[]) {
+  if (entries.length === 0) return;
+  await repo.insertMany(
+    tx,
+    entries.map((e) => ({
+      orgId: caller.orgId,
+      userId: caller.userId,
+      action: e.action,
+      resourceType: e.resourceType,
+      resourceId: e.resourceId,
+      changes: e.changes,
+    })),
+  );
+}
+
+type Fields = Record<string, unknown>;
+
+/** A `create` entry: `[null, value]` for each field of the new object that holds a value. */
+export const recordCreate = (tx: Db, caller: Actor, resourceType: ResourceType, id: string, fields: Fields) =>
+  recordActivity(tx, caller, { action: 'create', resourceType, resourceId: id, changes: created(fields) });
+
+/** An `update` entry with the fields whose value changed; nothing when none did. */
+export async function recordUpdate(
+  tx: Db,
+  caller: Actor,
+  resourceType: ResourceType,
+  id: string,
+  before: Fields,
+  after: Fields,
+) {
+  const changes = updated(before, after);
+  if (!isEmpty(changes)) await recordActivity(tx, caller, { action: 'update', resourceType, resourceId: id, changes });
+}
+
+/** A `delete` entry: `[value, null]` for each field the object held, plus `extra` (e.g. what the cascade removed). */
+export const recordDelete = (
+  tx: Db,
+  caller: Actor,
+  resourceType: ResourceType,
+  id: string,
+  fields: Fields,
+  extra: Changes = {},
+) =>
+  recordActivity(tx, caller, {
+    action: 'delete',
+    resourceType,
+    resourceId: id,
+    changes: { ...deleted(fields), ...extra },
+  });
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The oldest moment the caller's plan still shows, or null when its retention is unlimited. */
+function retentionCutoff(caller: Principal, now: Date): Date | null {
+  const days = effectiveLimits(caller.plan, caller.limitOverrides).activity_retention_days;
+  return days === null ? null : new Date(now.getTime() - days * DAY_MS);
+}
+
+function filterOf(caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>): repo.ActivityFilter {
+  const since = query.since === undefined ? undefined : new Date(query.since);
+  const until = query.until === undefined ? undefined : new Date(query.until);
+  if (since && until && since > until) throw badRequest('since: must be at or before until');
+  return {
+    orgId: caller.orgId,
+    cutoff: retentionCutoff(caller, now),
+    action: query.action,
+    resourceType: query.resource_type,
+    userId: query.user_id,
+    since,
+    until,
+  };
+}
+
+const toDto = (row: repo.ActivityRow): z.infer<typeof ActivityEntry> => ({
+  id: row.id,
+  user_id: row.userId,
+  action: row.action,
+  resource_type: row.resourceType,
+  resource_id: row.resourceId,
+  changes: row.changes,
+  created_at: row.createdAt.toISOString(),
+});
+
+export async function listActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ListActivityQuery>) {
+  const filter = filterOf(caller, now, query);
+  const total = await repo.countMatching(db, filter);
+  // An offset at or past the end is an empty page, never sent to the database.
+  const rows = query.offset < total ? await repo.page(db, filter, query.limit, query.offset) : [];
+  const userIds = [...new Set(rows.flatMap((r) => (r.userId ? [r.userId] : [])))];
+  const users = Object.fromEntries((await repo.emailsOf(db, userIds)).map((u) => [u.id, u.email]));
+  return { entries: rows.map(toDto), total, users };
+}
+
+export async function listActivityFilters(db: Db, caller: Principal, now: Date) {
+  const filter: repo.ActivityFilter = { orgId: caller.orgId, cutoff: retentionCutoff(caller, now) };
+  return {
+    actions: await repo.distinctActions(db, filter),
+    resource_types: await repo.distinctResourceTypes(db, filter),
+  };
+}
+
+export const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'user_id',
+  'user_email',
+  'action',
+  'resource_type',
+  'resource_id',
+  'changes',
+] as const;
+
+/** RFC 4180 quoting: a field holding a quote, comma or line break is quoted, its quotes doubled. */
+export const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** The newest matching entries (at most ACTIVITY_EXPORT_MAX_ROWS) as CSV with a header row. */
+export async function exportActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>) {
+  const rows = await repo.exportRows(db, filterOf(caller, now, query), ACTIVITY_EXPORT_MAX_ROWS);
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const { entry, userEmail } of rows) {
+    const fields = [
+      String(entry.id),
+      entry.createdAt.toISOString(),
+      entry.userId ?? '',
+      userEmail ?? '',
+      entry.action,
+      entry.resourceType,
+      entry.resourceId ?? '',
+      JSON.stringify(entry.changes),
+    ];
+    lines.push(fields.map(csvField).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Deletes every entry past its organisation's retention at `now`; answers how many. */
+export function purgeExpiredActivity(db: Db, now: Date): Promise<number> {
+  const planDays = Object.fromEntries(PLANS.map((plan) => [plan, PLAN_LIMITS[plan].activity_retention_days]));
+  return repo.purgeExpired(db, now, planDays);
+}
+
+export const ACTIVITY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Runs the purge now and then every hour, without keeping the process alive; answers a stop function. */
+export function startActivityPurge(
+  db: Db,
+  now: () => Date = () => new Date(),
+  log: (message: string, error: unknown) => void = console.error,
+): () => void {
+  const run = () => {
+    purgeExpiredActivity(db, now()).catch((error) => log('activity purge failed', error));
+  };
+  run();
+  const timer = setInterval(run, ACTIVITY_PURGE_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

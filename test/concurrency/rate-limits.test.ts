@@ -1,0 +1,67 @@
+/**
+ * One rate limit across two server processes on one PostgreSQL database: the counters live in the
+ * database, so a limit kept in either process's memory could not pass. Needs TEST_DATABASE_URL.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../server/db/connection';
+import * as identity from '../../server/modules/identity/identity.service';
+import { ApiClient, type ApiResponse, clientIp } from '../support/client';
+import { expectStatus } from '../support/observed';
+import { type ServerProcess, startServerProcess } from '../support/process';
+
+const url = process.env.TEST_DATABASE_URL;
+let database: Database;
+let servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  if (!url) return;
+  database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+  const env = { DATABASE_URL: url, TRUST_PROXY: 'loopback' };
+  servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await database?.close();
+});
+
+/** The processes use the real clock: start a burst early enough in a minute to finish inside it. */
+async function awayFromWindowEnd() {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
+/** `count` calls at once, alternating between the two processes. */
+function burst(count: number, call: (api: ApiClient) => Promise<ApiResponse>, apis: ApiClient[]) {
+  return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length])));
+}
+
+describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL database', () => {
+  it('20 requests of a user limited to 10 per minute give exactly 10 successes', async () => {
+    const email = `rate-${randomUUID()}@example.test`;
+    const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
+    await identity.setLimits(database.db, email, { rate_limit: 10 });
+    const { key } = await identity.createApiKey(database.db, user, 'rate');
+    const apis = servers.map((s) => new ApiClient(s.url, { key }));
+    await awayFromWindowEnd();
+    const responses = await burst(20, (api) => api.call('listFolders'), apis);
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+    for (const response of responses.filter((r) => r.status !== 200)) expectStatus(response, 429);
+    expect(new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size).toBe(1);
+    const remaining = responses.filter((r) => r.status === 200).map((r) => r.headers.get('x-ratelimit-remaining'));
+    expect(remaining.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+
+  it('12 sign-in requests from one IP give exactly 5 that pass', async () => {
+    const apis = servers.map((s) => new ApiClient(s.url));
+    const ip = clientIp();
+    await awayFromWindowEnd();
+    const responses = await burst(
+      12,
+      (api) => api.call('verifyMagicLink', { headers: { 'x-forwarded-for': ip } }),
+      apis,
+    );
+    expect(responses.filter((r) => r.status !== 429)).toHaveLength(5);
+    for (const response of responses.filter((r) => r.status === 429)) expectStatus(response, 429);
+  });
+});
