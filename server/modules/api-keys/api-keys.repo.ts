@@ -40,5 +40,5 @@ export const remove = async (db: Db, orgId: string, id: string, userId: string |
       .where(
         and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id), userId === null ? undefined : eq(apiKeys.userId, userId)),
       )
-      .returning({ id: apiKeys.id })
+      .returning({ id: apiKeys.id, name: apiKeys.name, permissions: apiKeys.permissions })
   )[0];

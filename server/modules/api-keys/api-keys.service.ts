@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../../contract/api-keys.contract';
 import type { Db } from '../../db/connection';
+import { recordActivity } from '../activity/activity.service';
 import type { Principal } from '../identity/identity.repo';
 import * as identity from '../identity/identity.service';
 import { assertLimitLocked, orNotFound } from '../shared/rows';
@@ -45,6 +46,12 @@ export async function createApiKey(
       permissions,
     );
     const row = orNotFound(await repo.get(tx, caller.orgId, id), 'API key');
+    await recordActivity(tx, caller, {
+      action: 'create',
+      resourceType: 'api_key',
+      resourceId: id,
+      changes: { name: [null, row.name], permissions: [null, row.permissions] },
+    });
     const { last_used_at: _, ...dto } = toDto(row);
     return { ...dto, key };
   });
@@ -52,5 +59,13 @@ export async function createApiKey(
 
 /** Deletes at once, so the next request with the key is a 401. Another member's key is a 404 to a non-admin. */
 export async function revokeApiKey(db: Db, caller: Principal, id: string): Promise<void> {
-  orNotFound(await repo.remove(db, caller.orgId, id, ownerScope(caller)), 'API key');
+  await db.transaction(async (tx) => {
+    const key = orNotFound(await repo.remove(tx, caller.orgId, id, ownerScope(caller)), 'API key');
+    await recordActivity(tx, caller, {
+      action: 'revoke',
+      resourceType: 'api_key',
+      resourceId: id,
+      changes: { name: [key.name, null], permissions: [key.permissions, null] },
+    });
+  });
 }

@@ -42,7 +42,7 @@ export const removeUnaccepted = async (db: Db, orgId: string, id: string) =>
     await db
       .delete(invitations)
       .where(and(eq(invitations.orgId, orgId), eq(invitations.id, id), isNull(invitations.acceptedAt)))
-      .returning({ id: invitations.id })
+      .returning({ id: invitations.id, email: invitations.email, role: invitations.role })
   )[0];
 
 /**

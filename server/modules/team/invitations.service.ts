@@ -4,6 +4,7 @@ import type { CreateTeamInvitationBody, TeamInvitation } from '../../../contract
 import type { ServerContext } from '../../context';
 import type { Db } from '../../db/connection';
 import { duplicate, HttpError } from '../../http/errors';
+import { recordActivity } from '../activity/activity.service';
 import { lockOrganization, type Principal } from '../identity/identity.repo';
 import * as identity from '../identity/identity.service';
 import { hashToken } from '../identity/tokens';
@@ -70,7 +71,7 @@ export async function createInvitation(
   const row = await db.transaction(async (tx) => {
     await lockOrganization(tx, caller.orgId);
     await assertInvitable(tx, caller.orgId, input.email, now);
-    return invitations.insert(tx, {
+    const invitation = await invitations.insert(tx, {
       orgId: caller.orgId,
       email: input.email,
       role: input.role,
@@ -79,6 +80,13 @@ export async function createInvitation(
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
       createdAt: now,
     });
+    await recordActivity(tx, caller, {
+      action: 'invite',
+      resourceType: 'invitation',
+      resourceId: invitation.id,
+      changes: { email: [null, invitation.email], role: [null, invitation.role] },
+    });
+    return invitation;
   });
   try {
     await sendInvitation(context, row, token);
@@ -108,7 +116,15 @@ export async function listInvitations(context: ServerContext, caller: Principal)
 
 /** Cancels an invitation not yet accepted (an expired one too): its link stops working, its seat is freed. */
 export async function cancelInvitation(context: ServerContext, caller: Principal, id: string) {
-  orNotFound(await invitations.removeUnaccepted(context.db, caller.orgId, id), 'Invitation');
+  await context.db.transaction(async (tx) => {
+    const invitation = orNotFound(await invitations.removeUnaccepted(tx, caller.orgId, id), 'Invitation');
+    await recordActivity(tx, caller, {
+      action: 'delete',
+      resourceType: 'invitation',
+      resourceId: id,
+      changes: { email: [invitation.email, null], role: [invitation.role, null] },
+    });
+  });
   return { message: 'Invitation cancelled' };
 }
 
@@ -149,6 +165,16 @@ export async function acceptInvitation(
       userId = user.id;
     }
     await invitations.markAccepted(tx, invitation.id, now);
+    await recordActivity(
+      tx,
+      { orgId: invitation.orgId, userId },
+      {
+        action: 'create',
+        resourceType: 'member',
+        resourceId: userId,
+        changes: { email: [null, invitation.email], role: [null, invitation.role] },
+      },
+    );
     if (previousSession) await team.deleteSessionByHash(tx, hashToken(previousSession));
     return { ok: true, session: await identity.createSession(tx, userId, now) };
   });

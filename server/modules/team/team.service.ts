@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { TeamMember } from '../../../contract/team.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
+import { recordActivity } from '../activity/activity.service';
 import type { Principal, Role } from '../identity/identity.repo';
 import { lockOrganization } from '../identity/identity.repo';
 import { orNotFound } from '../shared/rows';
@@ -38,7 +39,11 @@ export async function updateMemberRole(db: Db, caller: Principal, userId: string
     if (member.role === 'admin' && role !== 'admin' && (await repo.countAdmins(tx, caller.orgId)) <= 1) {
       throw lastAdmin('demoting');
     }
-    if (member.role !== role) await repo.setRole(tx, caller.orgId, userId, role);
+    if (member.role !== role) {
+      await repo.setRole(tx, caller.orgId, userId, role);
+      const changes = { role: [member.role, role] as [unknown, unknown] };
+      await recordActivity(tx, caller, { action: 'role_change', resourceType: 'member', resourceId: userId, changes });
+    }
     return { message: `${member.email} is now ${role}` };
   });
 }
@@ -50,6 +55,12 @@ export async function removeMember(db: Db, caller: Principal, userId: string) {
     const member = orNotFound(await repo.getMember(tx, caller.orgId, userId), 'Team member');
     if (member.role === 'admin' && (await repo.countAdmins(tx, caller.orgId)) <= 1) throw lastAdmin('removing');
     await repo.removeUser(tx, caller.orgId, userId);
+    await recordActivity(tx, caller, {
+      action: 'remove_member',
+      resourceType: 'member',
+      resourceId: userId,
+      changes: { email: [member.email, null], role: [member.role, null] },
+    });
     return { message: `${member.email} was removed from the organisation` };
   });
 }
