@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
@@ -24,6 +25,7 @@ export interface AppDeps {
   now?: () => Date;
   log?: (message: string, error?: unknown) => void;
   warn?: (message: string) => void;
+  resolveHost?: (host: string) => Promise<string[]>;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
@@ -47,6 +49,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     limiter: rateLimiter(deps.counters, now),
     now,
     warn: deps.warn ?? ((message) => console.warn(message)),
+    resolveHost: deps.resolveHost ?? resolveWithSystem,
   };
   createExpressEndpoints(contract, buildRouter(context) as never, app, {
     logInitialization: false,
@@ -59,4 +62,9 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler(log));
   return app;
+}
+
+/** Every address the system resolver gives for a host. */
+async function resolveWithSystem(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 }

@@ -16,6 +16,11 @@ export interface Config {
   mailFrom: string;
   /** Google sign-in (OpenID Connect); the issuer is configurable so tests run a local provider. */
   google: { issuer: string; clientId?: string; clientSecret?: string };
+  /**
+   * CIDRs outbound requests (webhooks, tools) may reach although the shared block list refuses them
+   * (loopback, private ranges …); set at startup only, never from a request. Tests list their receivers.
+   */
+  outboundAllowCidrs: string[];
 }
 
 /** The part of the configuration the HTTP app needs (listening and storage are main.ts's concern). */
@@ -44,6 +49,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'IPAM Service <no-reply@localhost>',
+    outboundAllowCidrs: (env.OUTBOUND_ALLOW_CIDRS ?? '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean),
     google: {
       issuer: env.GOOGLE_ISSUER || 'https://accounts.google.com',
       clientId: env.GOOGLE_CLIENT_ID || undefined,

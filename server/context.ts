@@ -10,6 +10,8 @@ export interface ServerContext {
   mailer: Mailer;
   limiter: RateLimiter;
   now: () => Date;
+  /** Resolves a host name to its addresses (injectable, so tests can change what a name resolves to). */
+  resolveHost: (host: string) => Promise<string[]>;
   /** Operational warnings (an unreachable identity provider …), unlike errors that become a 500. */
   warn: (message: string) => void;
 }

@@ -173,3 +173,28 @@ export const activity = pgTable('activity', {
   changes: jsonb('changes').$type<Record<string, unknown>>().notNull(),
   createdAt: createdAt(),
 });
+
+export const webhooks = pgTable('webhooks', {
+  id: id(),
+  orgId: orgId(),
+  url: text('url').notNull(),
+  description: text('description').notNull().default(''),
+  eventTypes: text('event_types').array().notNull().default(sql`'{}'`),
+  isActive: boolean('is_active').notNull().default(true),
+  failureCount: integer('failure_count').notNull().default(0),
+  secret: text('secret').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: id(),
+  orgId: orgId(),
+  webhookId: uuid('webhook_id').notNull(),
+  eventId: uuid('event_id').notNull(),
+  eventType: text('event_type').notNull(),
+  attempt: integer('attempt').notNull(),
+  responseStatus: integer('response_status'),
+  durationMs: integer('duration_ms').notNull(),
+  deliveredAt: timestamp('delivered_at', { withTimezone: true }).notNull(),
+});

@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     publicUrl: 'http://127.0.0.1',
     mailFrom: 'IPAM Test <no-reply@example.test>',
     google: { issuer: 'http://127.0.0.1:9/unconfigured' },
+    outboundAllowCidrs: [],
     ...overrides,
   };
 }
@@ -58,6 +59,8 @@ export interface TestServerOptions {
   mailer?: Mailer;
   /** A controllable clock. */
   now?: () => Date;
+  /** A controllable resolver (tests never resolve real names). */
+  resolveHost?: (host: string) => Promise<string[]>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -72,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     counters: url ? postgresCounters(database.db) : memoryCounters(),
     mailer: options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, () => {}),
     now: options.now,
+    resolveHost: options.resolveHost,
     log: (m, e) => errors.push([m, e]),
     warn: () => {},
   });
