@@ -1,0 +1,390 @@
+/** Responses of the lookup tools: DNS, propagation, reverse DNS, whois, TLS, SPF, DMARC, blocklists, ASN. */
+import { extendApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+import { FreeForm, Timestamp } from '../common/schemas';
+import { DnsRecordType } from './queries';
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------------------
+
+const ResultRecordType = z
+  .enum(['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME', 'SOA', 'ALL'])
+  .describe('Record type queried; `ALL` when `all=true`');
+
+const dnsResultFields = {
+  resolver: z.string().describe('Address of the resolver or nameserver that answered, e.g. 1.1.1.1'),
+  records: z
+    .array(z.string())
+    .describe(
+      'Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. ' +
+        'With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
+    ),
+  ttl: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .describe('TTL in seconds of the answer; null when there was no answer'),
+  response_time_ms: z.number().nonnegative().describe('Time the resolver took to answer, in milliseconds'),
+};
+
+export const ToolsDnsResult = extendApi(z.object(dnsResultFields).strict(), {
+  title: 'ToolsDnsResult',
+  description: 'The answer of one resolver',
+  example: { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4 },
+});
+
+export const ToolsDnsLookup = extendApi(
+  z
+    .object({
+      domain: z.string().describe('The domain queried'),
+      type: ResultRecordType,
+      results: z
+        .array(ToolsDnsResult)
+        .describe('One entry for each of 3 independent public resolvers (or the authoritative nameservers)'),
+    })
+    .strict(),
+  {
+    title: 'ToolsDnsLookup',
+    description: 'DNS lookup result',
+    example: {
+      domain: 'example.com',
+      type: 'A',
+      results: [
+        { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4 },
+        { resolver: '8.8.8.8', records: ['93.184.215.14'], ttl: 3521, response_time_ms: 18.9 },
+        { resolver: '9.9.9.9', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 21.2 },
+      ],
+    },
+  },
+);
+
+export const ToolsDnsPropagationResult = extendApi(
+  z
+    .object({
+      ...dnsResultFields,
+      label: z.string().describe('Name of the resolver, e.g. Cloudflare'),
+      location: z.string().describe('Where the resolver is, e.g. Sydney, AU'),
+    })
+    .strict(),
+  {
+    title: 'ToolsDnsPropagationResult',
+    description: 'The answer of one resolver, with its name and location',
+    example: {
+      resolver: '1.1.1.1',
+      label: 'Cloudflare',
+      location: 'Global anycast',
+      records: ['93.184.215.14'],
+      ttl: 3600,
+      response_time_ms: 12.4,
+    },
+  },
+);
+
+export const ToolsDnsPropagation = extendApi(
+  z
+    .object({
+      domain: z.string().describe('The domain queried'),
+      type: DnsRecordType.describe('Record type queried'),
+      results: z.array(ToolsDnsPropagationResult).describe('One entry for each of 8 resolvers worldwide'),
+    })
+    .strict(),
+  {
+    title: 'ToolsDnsPropagation',
+    description: 'DNS propagation check result',
+    example: {
+      domain: 'example.com',
+      type: 'A',
+      results: [
+        {
+          resolver: '1.1.1.1',
+          label: 'Cloudflare',
+          location: 'Global anycast',
+          records: ['93.184.215.14'],
+          ttl: 3600,
+          response_time_ms: 12.4,
+        },
+        {
+          resolver: '208.67.222.222',
+          label: 'OpenDNS',
+          location: 'San Francisco, US',
+          records: [],
+          ttl: null,
+          response_time_ms: 2000,
+        },
+      ],
+    },
+  },
+);
+
+export const ToolsRdnsName = extendApi(
+  z
+    .object({
+      name: z.string().describe('Host name from the PTR record'),
+      fcrdns_valid: z.boolean().describe('Forward-confirmed: the name resolves back to the queried IP'),
+    })
+    .strict(),
+  { title: 'ToolsRdnsName', description: 'One PTR name', example: { name: 'dns.google', fcrdns_valid: true } },
+);
+
+export const ToolsRdnsLookup = extendApi(
+  z
+    .object({
+      ip: z.string().describe('The IP queried'),
+      arpa_query: z.string().describe('The reverse name queried, in in-addr.arpa or ip6.arpa'),
+      names: z.array(ToolsRdnsName).describe('PTR names; empty when there is no PTR record'),
+      authoritative_ns: z.array(z.string()).describe('Nameservers authoritative for the reverse zone'),
+    })
+    .strict(),
+  {
+    title: 'ToolsRdnsLookup',
+    description: 'Reverse DNS lookup with forward confirmation',
+    example: {
+      ip: '8.8.8.8',
+      arpa_query: '8.8.8.8.in-addr.arpa',
+      names: [{ name: 'dns.google', fcrdns_valid: true }],
+      authoritative_ns: ['ns1.google.com', 'ns2.google.com'],
+    },
+  },
+);
+
+export const ToolsWhoisLookup = extendApi(
+  z
+    .object({
+      query: z.string().describe('The domain or IP queried'),
+      raw: z.string().describe('The WHOIS answer as received'),
+      parsed: FreeForm.describe(
+        'Fields extracted from the answer, present when found. For domains: registrar, created, expires, expires_in_days, ' +
+          'updated, nameservers (array), status (array). For IPs: cidr, net_name, organization, abuse_contact',
+      ),
+    })
+    .strict(),
+  {
+    title: 'ToolsWhoisLookup',
+    description: 'WHOIS lookup result',
+    example: {
+      query: 'example.com',
+      raw: 'Domain Name: EXAMPLE.COM\r\nRegistrar: RESERVED-Internet Assigned Numbers Authority\r\n…',
+      parsed: {
+        registrar: 'RESERVED-Internet Assigned Numbers Authority',
+        created: '1995-08-14T04:00:00Z',
+        expires: '2026-08-13T04:00:00Z',
+        expires_in_days: 264,
+        updated: '2025-08-14T07:01:39Z',
+        nameservers: ['a.iana-servers.net', 'b.iana-servers.net'],
+        status: ['clientDeleteProhibited', 'clientTransferProhibited'],
+      },
+    },
+  },
+);
+
+export const ToolsSslCertificate = extendApi(
+  z
+    .object({
+      subject: z.string().describe('Subject distinguished name (or its common name)'),
+      issuer: z.string().describe('Issuer distinguished name (or its common name)'),
+      sans: z.array(z.string()).describe('Subject alternative names'),
+      not_before: Timestamp.describe('Start of the validity window'),
+      not_after: Timestamp.describe('End of the validity window'),
+      days_remaining: z.number().int().describe('Whole days until not_after; negative once expired'),
+      is_expired: z.boolean(),
+    })
+    .strict(),
+  {
+    title: 'ToolsSslCertificate',
+    description: 'One certificate of the presented chain',
+    example: {
+      subject: 'CN=www.example.org',
+      issuer: 'CN=DigiCert Global G3 TLS ECC SHA384 2020 CA1',
+      sans: ['www.example.org', 'example.com', 'example.org'],
+      not_before: '2026-01-15T00:00:00.000Z',
+      not_after: '2027-01-15T23:59:59.000Z',
+      days_remaining: 419,
+      is_expired: false,
+    },
+  },
+);
+
+export const ToolsSslCheck = extendApi(
+  z
+    .object({
+      host: z.string().describe('The host checked (port 443)'),
+      tls_version: z.string().describe('Negotiated protocol, e.g. TLSv1.3'),
+      cipher_suite: z.string().describe('Negotiated cipher suite'),
+      chain_valid: z.boolean().describe('The chain verifies against the public trust store for this host name'),
+      certificates: z.array(ToolsSslCertificate).describe('The presented chain, leaf first'),
+    })
+    .strict(),
+  {
+    title: 'ToolsSslCheck',
+    description: 'TLS certificate check result',
+    example: {
+      host: 'example.com',
+      tls_version: 'TLSv1.3',
+      cipher_suite: 'TLS_AES_256_GCM_SHA384',
+      chain_valid: true,
+      certificates: [
+        {
+          subject: 'CN=www.example.org',
+          issuer: 'CN=DigiCert Global G3 TLS ECC SHA384 2020 CA1',
+          sans: ['www.example.org', 'example.com', 'example.org'],
+          not_before: '2026-01-15T00:00:00.000Z',
+          not_after: '2027-01-15T23:59:59.000Z',
+          days_remaining: 419,
+          is_expired: false,
+        },
+      ],
+    },
+  },
+);
+
+export const ToolsSpfMechanism = extendApi(
+  z
+    .object({
+      qualifier: z.enum(['+', '-', '~', '?']).describe('+ pass, - fail, ~ softfail, ? neutral'),
+      mechanism: z
+        .string()
+        .describe('Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp …'),
+      value: z.string().nullable().describe('Argument after `:` or `=`; null when there is none'),
+    })
+    .strict(),
+  {
+    title: 'ToolsSpfMechanism',
+    description: 'One term of the SPF record',
+    example: { qualifier: '+', mechanism: 'include', value: '_spf.google.com' },
+  },
+);
+
+export const ToolsSpfCheck = extendApi(
+  z
+    .object({
+      domain: z.string(),
+      found: z.boolean().describe('A `v=spf1` TXT record exists'),
+      valid: z.boolean().describe('Exactly one record, syntactically valid, within the lookup limit'),
+      raw: z.string().nullable().describe('The SPF record; null when not found'),
+      mechanisms: z.array(ToolsSpfMechanism),
+      dns_lookup_count: z.number().int().nonnegative().describe('DNS-querying terms counted, includes followed'),
+      dns_lookup_limit: z.literal(10).describe('The RFC 7208 limit of 10 DNS lookups'),
+      warnings: z.array(z.string()),
+      errors: z.array(z.string()),
+    })
+    .strict(),
+  {
+    title: 'ToolsSpfCheck',
+    description: 'SPF record check result',
+    example: {
+      domain: 'example.com',
+      found: true,
+      valid: true,
+      raw: 'v=spf1 include:_spf.google.com ~all',
+      mechanisms: [
+        { qualifier: '+', mechanism: 'include', value: '_spf.google.com' },
+        { qualifier: '~', mechanism: 'all', value: null },
+      ],
+      dns_lookup_count: 4,
+      dns_lookup_limit: 10,
+      warnings: [],
+      errors: [],
+    },
+  },
+);
+
+export const ToolsDmarcCheck = extendApi(
+  z
+    .object({
+      domain: z.string(),
+      found: z.boolean().describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`'),
+      valid: z.boolean(),
+      policy: z.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent'),
+      subdomain_policy: z.string().nullable().describe('`sp` tag; null when absent'),
+      raw: z.string().nullable().describe('The DMARC record; null when not found'),
+      tags: FreeForm.describe('Every tag of the record, name → value'),
+      warnings: z.array(z.string()),
+      errors: z.array(z.string()),
+    })
+    .strict(),
+  {
+    title: 'ToolsDmarcCheck',
+    description: 'DMARC record check result',
+    example: {
+      domain: 'example.com',
+      found: true,
+      valid: true,
+      policy: 'reject',
+      subdomain_policy: null,
+      raw: 'v=DMARC1; p=reject; rua=mailto:dmarc@example.com',
+      tags: { v: 'DMARC1', p: 'reject', rua: 'mailto:dmarc@example.com' },
+      warnings: ['no sp tag: subdomains inherit p=reject'],
+      errors: [],
+    },
+  },
+);
+
+export const ToolsBlacklistResult = extendApi(
+  z
+    .object({
+      list: z.string().describe('Name of the blocklist'),
+      zone: z.string().describe('DNS zone queried'),
+      listed: z.boolean(),
+    })
+    .strict(),
+  {
+    title: 'ToolsBlacklistResult',
+    description: 'The answer of one DNS blocklist',
+    example: { list: 'Spamhaus ZEN', zone: 'zen.spamhaus.org', listed: false },
+  },
+);
+
+export const ToolsBlacklistCheck = extendApi(
+  z
+    .object({
+      ip: z.string().describe('The IP checked'),
+      listed_count: z.number().int().nonnegative().describe('Number of blocklists listing the IP'),
+      total_checked: z.number().int().nonnegative().describe('Number of blocklists checked (7)'),
+      results: z.array(ToolsBlacklistResult),
+    })
+    .strict(),
+  {
+    title: 'ToolsBlacklistCheck',
+    description: 'DNS blocklist check result',
+    example: {
+      ip: '203.0.113.7',
+      listed_count: 1,
+      total_checked: 7,
+      results: [
+        { list: 'Spamhaus ZEN', zone: 'zen.spamhaus.org', listed: true },
+        { list: 'SpamCop', zone: 'bl.spamcop.net', listed: false },
+      ],
+    },
+  },
+);
+
+export const ToolsAsnLookup = extendApi(
+  z
+    .object({
+      query: z.string().describe('The IP or AS number queried'),
+      type: z.enum(['ip', 'asn']).describe('Whether the query was an IP or an AS number'),
+      asn: z.number().int().nonnegative().nullable().describe('AS number; null when none is found'),
+      as_name: z.string().nullable(),
+      prefix: z.string().nullable().describe('Announced prefix (CIDR) containing the IP'),
+      country: z.string().nullable().describe('ISO 3166-1 alpha-2 country code'),
+      rir: z.string().nullable().describe('Regional internet registry, e.g. arin, ripencc'),
+      allocated: z.string().nullable().describe('Allocation date as given by the registry (YYYY-MM-DD)'),
+    })
+    .strict(),
+  {
+    title: 'ToolsAsnLookup',
+    description: 'ASN lookup result',
+    example: {
+      query: '1.1.1.1',
+      type: 'ip',
+      asn: 13335,
+      as_name: 'CLOUDFLARENET, US',
+      prefix: '1.1.1.0/24',
+      country: 'US',
+      rir: 'apnic',
+      allocated: '2011-08-11',
+    },
+  },
+);

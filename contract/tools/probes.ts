@@ -1,0 +1,268 @@
+/** Responses of the probing tools: HTTP/2, ping, ports, traceroute, my IP, headers. */
+import { extendApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+import { FreeForm, Timestamp } from '../common/schemas';
+
+export const ToolsHttp2Check = extendApi(
+  z
+    .object({
+      host: z.string(),
+      http11: z.boolean().describe('HTTP/1.1 is offered'),
+      http2: z.boolean().describe('HTTP/2 is offered (ALPN h2)'),
+      http3_advertised: z.boolean().describe('An `Alt-Svc` header advertises HTTP/3 (h3)'),
+      alpn_negotiated: z.string().nullable().describe('Protocol chosen by ALPN, e.g. h2; null when none'),
+      tls_version: z.string().nullable().describe('Negotiated TLS version; null when TLS failed'),
+    })
+    .strict(),
+  {
+    title: 'ToolsHttp2Check',
+    description: 'HTTP protocol support check result',
+    example: {
+      host: 'example.com',
+      http11: true,
+      http2: true,
+      http3_advertised: false,
+      alpn_negotiated: 'h2',
+      tls_version: 'TLSv1.3',
+    },
+  },
+);
+
+export const ToolsPingResult = extendApi(
+  z
+    .object({
+      port: z.number().int().min(1).max(65535),
+      open: z.boolean().describe('A TCP connection was accepted'),
+      latency_ms: z.number().nonnegative().nullable().describe('TCP connect time in milliseconds; null when not open'),
+    })
+    .strict(),
+  {
+    title: 'ToolsPingResult',
+    description: 'One TCP connect probe',
+    example: { port: 443, open: true, latency_ms: 23.7 },
+  },
+);
+
+export const ToolsPing = extendApi(
+  z
+    .object({
+      host: z.string(),
+      ip: z.string().describe('The address the host resolved to and that was probed'),
+      results: z.array(ToolsPingResult),
+      checked_at: Timestamp,
+    })
+    .strict(),
+  {
+    title: 'ToolsPing',
+    description: 'TCP ping result',
+    example: {
+      host: 'example.com',
+      ip: '93.184.215.14',
+      results: [
+        { port: 80, open: true, latency_ms: 24.1 },
+        { port: 443, open: true, latency_ms: 23.7 },
+      ],
+      checked_at: '2026-11-22T10:00:00.000Z',
+    },
+  },
+);
+
+export const ToolsPortResult = extendApi(
+  z
+    .object({
+      port: z.number().int().min(1).max(65535),
+      service: z.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
+      category: z.string().describe('Group of the service, e.g. web, mail, database, remote'),
+      open: z.boolean(),
+      latency_ms: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe('TCP connect time in milliseconds; omitted for closed ports'),
+    })
+    .strict(),
+  {
+    title: 'ToolsPortResult',
+    description: 'One scanned port',
+    example: { port: 443, service: 'https', category: 'web', open: true, latency_ms: 23.7 },
+  },
+);
+
+export const ToolsPortScan = extendApi(
+  z
+    .object({
+      host: z.string(),
+      open_count: z.number().int().nonnegative(),
+      total: z.number().int().nonnegative().describe('Number of ports scanned'),
+      results: z.array(ToolsPortResult),
+    })
+    .strict(),
+  {
+    title: 'ToolsPortScan',
+    description: 'TCP port scan result',
+    example: {
+      host: 'example.com',
+      open_count: 1,
+      total: 2,
+      results: [
+        { port: 22, service: 'ssh', category: 'remote', open: false },
+        { port: 443, service: 'https', category: 'web', open: true, latency_ms: 23.7 },
+      ],
+    },
+  },
+);
+
+const rtt = z.number().nonnegative().nullable();
+
+export const ToolsTracerouteHop = extendApi(
+  z
+    .object({
+      hop: z.number().int().min(1).describe('Hop number, from 1'),
+      ip: z.string().nullable().describe('Address that answered; null for an unresponsive hop'),
+      rtt1_ms: rtt.describe('Round-trip time of the first probe in milliseconds; null when unanswered'),
+      rtt2_ms: rtt.describe('Round-trip time of the second probe'),
+      rtt3_ms: rtt.describe('Round-trip time of the third probe'),
+    })
+    .strict(),
+  {
+    title: 'ToolsTracerouteHop',
+    description: 'One hop of the route',
+    example: { hop: 3, ip: '62.115.42.118', rtt1_ms: 8.1, rtt2_ms: 7.9, rtt3_ms: 8.4 },
+  },
+);
+
+export const ToolsTraceroute = extendApi(
+  z
+    .object({
+      host: z.string(),
+      ip: z.string().describe('The address the host resolved to'),
+      hops: z.array(ToolsTracerouteHop),
+    })
+    .strict(),
+  {
+    title: 'ToolsTraceroute',
+    description: 'Traceroute result',
+    example: {
+      host: 'example.com',
+      ip: '93.184.215.14',
+      hops: [
+        { hop: 1, ip: '10.0.0.1', rtt1_ms: 0.4, rtt2_ms: 0.3, rtt3_ms: 0.3 },
+        { hop: 2, ip: null, rtt1_ms: null, rtt2_ms: null, rtt3_ms: null },
+        { hop: 3, ip: '93.184.215.14', rtt1_ms: 23.9, rtt2_ms: 24.2, rtt3_ms: 23.8 },
+      ],
+    },
+  },
+);
+
+export const ToolsMyIp = extendApi(
+  z
+    .object({
+      ip: z.string().describe('The caller’s public IP address as seen by the service'),
+      country: z.string().optional().describe('ISO 3166-1 alpha-2 country code; omitted when unknown'),
+      datacenter: z
+        .string()
+        .optional()
+        .describe('Hosting provider or data centre of the address; omitted when unknown'),
+      hostname: z.string().optional().describe('Reverse DNS name of the address; omitted when there is none'),
+    })
+    .strict(),
+  {
+    title: 'ToolsMyIp',
+    description: 'The caller’s IP address',
+    example: { ip: '198.51.100.23', country: 'DE', hostname: 'host-198-51-100-23.example.net' },
+  },
+);
+
+export const ToolsRequestHeaders = extendApi(
+  z
+    .object({
+      headers: FreeForm.describe('Headers of the caller’s request, lower-case name → value'),
+      method: z.string().describe('HTTP method of the caller’s request'),
+      proto: z.string().describe('Protocol of the caller’s request, e.g. HTTP/1.1 or HTTP/2'),
+    })
+    .strict(),
+  {
+    title: 'ToolsRequestHeaders',
+    description: 'The caller’s own request (answered when `url` is omitted)',
+    example: {
+      headers: { host: 'ipam.example.com', 'user-agent': 'curl/8.5.0', accept: '*/*' },
+      method: 'GET',
+      proto: 'HTTP/1.1',
+    },
+  },
+);
+
+export const ToolsSecurityHeader = extendApi(
+  z
+    .object({
+      present: z.boolean(),
+      value: z.string().nullable().describe('The header value; null when absent'),
+    })
+    .strict(),
+  {
+    title: 'ToolsSecurityHeader',
+    description: 'Presence and value of one security header',
+    example: { present: true, value: 'max-age=31536000; includeSubDomains' },
+  },
+);
+
+export const ToolsSecurityChecklist = extendApi(
+  z
+    .object({
+      hsts: ToolsSecurityHeader,
+      csp: ToolsSecurityHeader,
+      x_frame_options: ToolsSecurityHeader,
+      x_content_type_options: ToolsSecurityHeader,
+      referrer_policy: ToolsSecurityHeader,
+      permissions_policy: ToolsSecurityHeader,
+    })
+    .strict(),
+  {
+    title: 'ToolsSecurityChecklist',
+    description:
+      'Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), ' +
+      'x_frame_options, x_content_type_options, referrer_policy, permissions_policy',
+    example: {
+      hsts: { present: true, value: 'max-age=31536000; includeSubDomains' },
+      csp: { present: false, value: null },
+      x_frame_options: { present: true, value: 'DENY' },
+      x_content_type_options: { present: true, value: 'nosniff' },
+      referrer_policy: { present: false, value: null },
+      permissions_policy: { present: false, value: null },
+    },
+  },
+);
+
+export const ToolsRemoteHeaders = extendApi(
+  z
+    .object({
+      url: z.string().describe('The URL requested (redirects are not followed)'),
+      status: z.number().int().min(100).max(599).describe('HTTP status of the remote response'),
+      headers: FreeForm.describe('Headers of the remote response, lower-case name → value'),
+      security_checklist: ToolsSecurityChecklist,
+    })
+    .strict(),
+  {
+    title: 'ToolsRemoteHeaders',
+    description: 'A remote site’s response headers (answered when `url` is given)',
+    example: {
+      url: 'https://example.com/',
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=UTF-8', 'strict-transport-security': 'max-age=31536000' },
+      security_checklist: {
+        hsts: { present: true, value: 'max-age=31536000' },
+        csp: { present: false, value: null },
+        x_frame_options: { present: false, value: null },
+        x_content_type_options: { present: false, value: null },
+        referrer_policy: { present: false, value: null },
+        permissions_policy: { present: false, value: null },
+      },
+    },
+  },
+);
+
+export const ToolsHeadersResult = extendApi(z.union([ToolsRequestHeaders, ToolsRemoteHeaders]), {
+  title: 'ToolsHeadersResult',
+  description:
+    'Without `url`: the caller’s own request. With `url`: the remote site’s response headers and security checklist',
+});
