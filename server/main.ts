@@ -5,6 +5,7 @@ import { openConfiguredDatabase } from './database';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
 import { startActivityPurge } from './modules/activity/activity.service';
+import { inProcessWorkerEnabled, startWebhookWorker } from './modules/webhooks/events/runtime';
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
@@ -15,6 +16,8 @@ const app = createApp(config, {
 });
 // Entries past their plan's retention are deleted at start and then hourly (the timer is unref'd).
 const stopActivityPurge = startActivityPurge(database.db);
+// Webhook events are delivered from the outbox by a worker polling every second (unless WEBHOOK_WORKER=off).
+const webhookWorker = inProcessWorkerEnabled() ? startWebhookWorker(database.db, config) : null;
 const server = app.listen(config.port, config.host, () => {
   const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
   const { port } = server.address() as AddressInfo;
@@ -28,7 +31,9 @@ const stop = (signal: string) => {
   stopActivityPurge();
   console.log(`${signal}: shutting down`);
   server.close(() => {
-    database.close().finally(() => process.exit(0));
+    Promise.resolve(webhookWorker?.stop())
+      .then(() => database.close())
+      .finally(() => process.exit(0));
   });
   setTimeout(() => process.exit(1), 10_000).unref();
 };

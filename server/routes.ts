@@ -12,6 +12,7 @@ import { subnetsRouter } from './modules/subnets/subnets.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
+import { webhooksRouter } from './modules/webhooks/webhooks.router';
 
 /** Answers 501 for a route of the contract that is not built yet: after authentication, before validation. */
 const notImplementedRoute = {
@@ -36,6 +37,7 @@ function implementedRouters(context: ServerContext): Handlers {
     apiKeys: apiKeysRouter(db),
     team: teamRouter(context),
     activity: activityRouter(context),
+    webhooks: webhooksRouter(context),
     auth: { ...authRouter(context), acceptInvitation: acceptInvitation(context) },
   } as unknown as Handlers;
 }

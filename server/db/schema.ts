@@ -198,3 +198,22 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   durationMs: integer('duration_ms').notNull(),
   deliveredAt: timestamp('delivered_at', { withTimezone: true }).notNull(),
 });
+
+/** The webhook outbox (migration 0008): events written with their change, one row per subscription to deliver. */
+export const webhookEvents = pgTable('webhook_events', {
+  id: uuid('id').primaryKey(),
+  orgId: orgId(),
+  type: text('type').notNull(),
+  payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
+
+export const webhookOutbox = pgTable('webhook_outbox', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  eventId: uuid('event_id').notNull(),
+  orgId: orgId(),
+  webhookId: uuid('webhook_id').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+  state: text('state').$type<'pending' | 'delivered' | 'failed' | 'cancelled'>().notNull().default('pending'),
+});

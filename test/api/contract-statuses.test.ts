@@ -36,7 +36,9 @@ function callFor(id: string, route: AppRoute, overrides: CallOptions = {}): Call
   const params: Record<string, string> = {};
   for (const [, name] of route.path.matchAll(/:(\w+)/g)) params[name] = randomUUID();
   const body = hasJsonBody(route) ? (exampleBody(id) ?? {}) : undefined;
-  return { params, body, query: validQuery[id], ...overrides };
+  // A client of its own: public routes are limited per IP, and on PostgreSQL every test file shares the counters.
+  const headers = { 'x-forwarded-for': clientIp(), ...overrides.headers };
+  return { params, body, query: validQuery[id], ...overrides, headers };
 }
 
 describe('every implemented route', () => {

@@ -62,7 +62,7 @@ describe('error responses are JSON {error, code}', () => {
   });
 
   it('answers a route not built yet with 501 not_implemented', async () => {
-    const response = await org.api.call('listWebhooks');
+    const response = await org.api.call('getBillingPlan');
     expect(response.status).toBe(501);
     expect(response.body).toEqual({
       code: 'not_implemented',

@@ -15,7 +15,8 @@ let stranger: TestOrg;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The owner's webhook points at a loopback address allowed for it (it is never called).
+  server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
   [owner, stranger] = [await server.newOrg({ plan: 'enterprise' }), await server.newOrg({ plan: 'enterprise' })];
   const create = async (operationId: string, body: unknown, params?: Record<string, string>) =>
     expectStatus(await owner.api.call(operationId, { body, params }), 201).id as string;
@@ -28,6 +29,7 @@ beforeAll(async () => {
   ids.members = owner.userId;
   ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
   ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
+  ids.webhooks = await create('createWebhook', { url: 'http://127.0.0.1:9/owner-hook', description: 'owner-hook' });
 });
 afterAll(() => server?.close());
 
@@ -42,7 +44,18 @@ function ownerIdFor(path: string): string | undefined {
 }
 
 /** Every id kind an implemented route takes must be created above, so no route escapes the check. */
-const KINDS = ['folders', 'locations', 'vlans', 'vrfs', 'subnets', 'addresses', 'members', 'api-keys', 'invitations'];
+const KINDS = [
+  'folders',
+  'locations',
+  'vlans',
+  'vrfs',
+  'subnets',
+  'addresses',
+  'members',
+  'api-keys',
+  'invitations',
+  'webhooks',
+];
 
 describe('another organisation’s ids', () => {
   it('covers every implemented route that takes an id', () => {

@@ -2,12 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface ServerProcess {
   url: string;
-  stop(): Promise<void>;
+  /** Ends the process (SIGTERM: a graceful shutdown; SIGKILL: a crash) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** `npm start`'s server in its own process, on an ephemeral port, with the given environment. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child: ChildProcess = spawn('node_modules/.bin/tsx', ['server/main.ts'], {
+  // Node itself with tsx's loader (not the tsx CLI, which would run the server in a child of its own that
+  // a SIGKILL of the CLI leaves running), so a signal reaches the server process.
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -28,10 +31,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   return {
     url,
-    stop: () =>
+    stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill(signal);
       }),
   };
 }

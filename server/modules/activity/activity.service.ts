@@ -15,6 +15,7 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
 import type { Principal } from '../identity/identity.repo';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
+import { enqueueEvents } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
 import * as repo from './activity.repo';
 
@@ -63,7 +64,10 @@ export async function recordActivity(tx: Db, caller: Actor, entry: ActivityRecor
   await recordActivities(tx, caller, [entry]);
 }
 
-/** Writes one entry per object of a batch, cascade or import, in the transaction of the change. */
+/**
+ * Writes one entry per object of a batch, cascade or import, in the transaction of the change, and the
+ * webhook events those entries stand for (the outbox, server/modules/webhooks/events/outbox.ts).
+ */
 export async function recordActivities(tx: Db, caller: Actor, entries: ActivityRecord[]) {
   if (entries.length === 0) return;
   await repo.insertMany(
@@ -77,6 +81,7 @@ export async function recordActivities(tx: Db, caller: Actor, entries: ActivityR
       changes: e.changes,
     })),
   );
+  await enqueueEvents(tx, caller.orgId, entries);
 }
 
 type Fields = Record<string, unknown>;
