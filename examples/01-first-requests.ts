@@ -5,30 +5,37 @@
  *   npm start                                                         # in another terminal
  *   IPAM_API_KEY=svc_… npx tsx examples/01-first-requests.ts
  *
- * IPAM_BASE_URL defaults to http://localhost:3000.
+ * IPAM_BASE_URL defaults to http://localhost:3000. In your own project, import from '@ipam/sdk'.
  */
-import { createClient } from '../clients/typescript/src';
+import { createClient, NotFoundError } from '../clients/typescript/src';
 
 const apiKey = process.env.IPAM_API_KEY;
 if (!apiKey) throw new Error('Set IPAM_API_KEY to a key from `npm run admin -- create-key`');
+// One client per API key (organisation); it holds its own configuration, nothing global.
 const ipam = createClient({ baseUrl: process.env.IPAM_BASE_URL ?? 'http://localhost:3000', apiKey });
 
-// Every call resolves to {status, data, headers}; checking status narrows data to that response's type.
-const created = await ipam.createFolder({ name: `Example folder ${Date.now()}`, description: 'made by example 01' });
-if (created.status !== 201)
-  throw new Error(`createFolder: ${created.status} ${created.data.code}: ${created.data.error}`);
-console.log('created folder', created.data.id, created.data.name);
+// Resource methods resolve to the resource itself, typed from the OpenAPI document.
+const folder = await ipam.folders.create({ name: `Example folder ${Date.now()}`, description: 'made by example 01' });
+console.log('created folder', folder.id, folder.name);
 
-const vlan = await ipam.createVlan({ vlan_number: 100 + Math.floor(Math.random() * 3900), name: 'example' });
-if (vlan.status === 201) console.log('created VLAN', vlan.data.vlan_number);
-else console.log('VLAN not created:', vlan.status, vlan.data.error);
+const vlan = await ipam.vlans.create({ vlan_number: 100 + Math.floor(Math.random() * 3900), name: 'example' });
+console.log('created VLAN', vlan.vlan_number);
 
-const folders = await ipam.listFolders();
-if (folders.status === 200) console.log(`the organisation has ${folders.data.length} folder(s)`);
+const folders = await ipam.folders.list();
+console.log(`the organisation has ${folders.length} folder(s)`);
 
-// Errors are values too: a folder that does not exist is a 404 with a machine-readable code.
-const missing = await ipam.getFolder('00000000-0000-4000-8000-000000000000');
-console.log('missing folder →', missing.status, missing.data);
+// An error status throws a typed error: here a folder that does not exist is a NotFoundError (404).
+try {
+  await ipam.folders.get('00000000-0000-4000-8000-000000000000');
+} catch (error) {
+  if (!(error instanceof NotFoundError)) throw error;
+  console.log('missing folder →', error.status, error.code, `(request ${error.requestId})`);
+}
 
-await ipam.deleteFolder(created.data.id);
-console.log('deleted the example folder');
+// The operationId functions are there too, when you want {status, data, headers} without exceptions.
+const answer = await ipam.getVlan(vlan.id);
+console.log('getVlan →', answer.status, 'rate limit left:', answer.headers.get('x-ratelimit-remaining'));
+
+await ipam.vlans.delete(vlan.id);
+await ipam.folders.delete(folder.id);
+console.log('deleted the example folder and VLAN');

@@ -6,7 +6,8 @@
  *   npm run sdk -- --out <dir>      writes <dir> instead (or SDK_OUT_DIR=<dir>); the staleness test uses it
  *   npm run sdk -- --input <file>   reads another OpenAPI document (or SDK_INPUT=<file>)
  *
- * Orval writes into a fresh staging directory laid out like src/, holding a copy of the mutator src/http.ts,
+ * Orval writes into a fresh staging directory laid out like src/, holding a copy of the mutator src/http.ts
+ * (and of the hand-written modules beside it),
  * so the generated import of the mutator ('../http.js') is the same wherever the output finally goes. Biome
  * then formats the staging copy with a fixed style, and the result replaces the output directory. Nothing
  * in the output depends on the time, the machine or the output path: same input, byte-identical files.
@@ -149,7 +150,10 @@ export async function generateSdk(options: GenerateOptions = {}): Promise<{ outD
   try {
     const stageSrc = join(stage, 'src');
     mkdirSync(stageSrc);
-    copyFileSync(MUTATOR, join(stageSrc, 'http.ts'));
+    // The mutator and the hand-written modules it imports (errors.ts), so they resolve as in src/.
+    for (const file of readdirSync(dirname(MUTATOR)).filter((name) => name.endsWith('.ts'))) {
+      copyFileSync(join(dirname(MUTATOR), file), join(stageSrc, file));
+    }
     // One project at a time: orval keeps its logger state in module globals.
     for (const project of orvalOptions(input, stageSrc)) {
       await generate(project, repoRoot, { throwOnError: true, failOnWarnings: true, logLevel: 'warn' });

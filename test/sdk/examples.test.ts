@@ -2,21 +2,49 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
 
 const examples = readdirSync('examples').filter((f) => /^\d\d-.+\.ts$/.test(f));
 
-it.each(examples)('examples/%s runs to completion', async (file) => {
+async function runExample(server: TestServer, file: string): Promise<string> {
   const org = await server.newOrg({ plan: 'pro' });
   const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', [`examples/${file}`], {
     env: { ...process.env, IPAM_BASE_URL: server.url, IPAM_API_KEY: org.key },
   });
-  expect(stdout.length).toBeGreaterThan(0);
+  return stdout;
+}
+
+describe('on a server that may deliver webhooks to loopback (OUTBOUND_ALLOW_CIDRS=127.0.0.1/32)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
+  });
+  afterAll(() => server?.close());
+
+  it('there are the six examples of the issue', () => {
+    expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06']);
+  });
+
+  it.each(examples)('examples/%s runs to completion', async (file) => {
+    const stdout = await runExample(server, file);
+    expect(stdout.length).toBeGreaterThan(0);
+    if (file.startsWith('04-')) expect(stdout).toMatch(/verified ping/);
+  });
+});
+
+describe('on a server with the default outbound rules', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('example 04 falls back to a locally signed event, accepts it and rejects a tampered copy', async () => {
+    const stdout = await runExample(server, examples.find((f) => f.startsWith('04-'))!);
+    expect(stdout).toMatch(/signing a sample event locally/);
+    expect(stdout).toMatch(/verified subnet\.created/);
+    expect(stdout).toMatch(/genuine → 204/);
+    expect(stdout).toMatch(/tampered → 400/);
+  });
 });

@@ -1,27 +1,87 @@
 /**
  * @ipam/sdk: the orval-generated client of the IPAM Service API (./generated, never edited by hand:
- * `npm run sdk` rewrites it from openapi/openapi.json) plus this small hand-written layer, which binds
- * the generated operations to one client's configuration.
+ * `npm run sdk` rewrites it from openapi/openapi.json) plus this small hand-written layer:
+ *
+ * - `client.<resource>.<method>(…)` (resources.ts): resolves to the success body, throws a typed `ApiError`;
+ * - `client.<operationId>(…)`: the generated operation itself, resolving to `{data, status, headers}` for
+ *   every status (the low-level form, for reading headers or handling statuses as values);
+ * - pagination iterators (pagination.ts), retries and timeouts (http.ts), webhook verification (webhooks.ts).
  */
 import * as endpoints from './generated/endpoints.js';
-import type { ClientConfig, RequestOptions } from './http.js';
+import type {
+  ActivityEntry,
+  Address,
+  ListActivityParams,
+  ListSubnetAddressesParams,
+  WebhookDelivery,
+} from './generated/endpoints.schemas.js';
+import type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
+import { iterateActivity, iterateAddresses, iterateDeliveries, type PageParams } from './pagination.js';
+import { type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
 
+export {
+  ApiConnectionError,
+  ApiError,
+  type ApiErrorInit,
+  ApiTimeoutError,
+  AuthenticationError,
+  apiErrorFor,
+  BadGatewayError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PlanLimitError,
+  RateLimitError,
+  type RateLimitInfo,
+  rateLimitOf,
+  retryAfterOf,
+  ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
 export type * from './generated/endpoints.js';
+/** The JSON body of every error answer, `{error, code}` (the class `ApiError` is what the SDK throws). */
+export type { ApiError as ApiErrorBody } from './generated/endpoints.schemas.js';
 export * from './generated/endpoints.schemas.js';
-export type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
+export { type ClientConfig, DEFAULTS, type HttpResponse, type RequestOptions, retryDelay } from './http.js';
+export type { PageParams } from './pagination.js';
+export { type OperationName, RESOURCES, type ResourceMethod, type SuccessData } from './resources.js';
+export * from './webhooks.js';
 
 type Endpoints = typeof endpoints;
 
-/** The API's operations, named by their OpenAPI operationId (the generated module also exports URL helpers). */
-export type OperationName = {
-  [K in keyof Endpoints]: Endpoints[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof Endpoints];
+/** Pagination helpers, beside the resource methods of their group. */
+export interface IteratorMethods {
+  readonly addresses: {
+    /** Every address of a subnet, in address order, `limit` (default 1000) per request. */
+    iterate(
+      subnetId: string,
+      params?: Omit<ListSubnetAddressesParams, 'limit' | 'offset'> & PageParams,
+      options?: RequestOptions,
+    ): AsyncGenerator<Address, void, undefined>;
+  };
+  readonly activity: {
+    /** Every activity entry matching the filters, newest first, `limit` (default 500) per request. */
+    iterate(params?: ListActivityParams, options?: RequestOptions): AsyncGenerator<ActivityEntry, void, undefined>;
+  };
+  readonly webhooks: {
+    /** Every recorded delivery of a subscription, newest first, `limit` (default 100) per request. */
+    iterateDeliveries(
+      webhookId: string,
+      params?: PageParams,
+      options?: RequestOptions,
+    ): AsyncGenerator<WebhookDelivery, void, undefined>;
+  };
+}
 
 /**
- * Every operation of the API, bound to one base URL and API key. Each resolves to `{data, status, headers}`
- * for any HTTP status; checking `status` narrows `data` to that response's schema (`ApiError` for errors).
+ * One client: its configuration, the resource methods (`client.subnets.create(…)`), the pagination
+ * iterators, and every generated operation by operationId (`client.createSubnet(…)` → `{data, status, headers}`).
  */
-export type IpamClient = { readonly [K in OperationName]: Endpoints[K] };
+export type IpamClient = { readonly [K in OperationName]: Endpoints[K] } & ResourceMethods & IteratorMethods;
 
 /** orval names the URL builder of operation `fooBar` `getFooBarUrl`. */
 function isUrlHelper(name: string): boolean {
@@ -29,20 +89,51 @@ function isUrlHelper(name: string): boolean {
   return match !== null && `${match[1].charAt(0).toLowerCase()}${match[1].slice(1)}` in endpoints;
 }
 
+type Operation = (...args: unknown[]) => Promise<HttpResponse>;
+
 export function createClient(config: ClientConfig): IpamClient {
   const bound: ClientConfig = Object.freeze({ ...config });
+  const operations = Object.fromEntries(
+    Object.entries(endpoints).filter(([name, value]) => typeof value === 'function' && !isUrlHelper(name)),
+  ) as Record<OperationName, Operation>;
+
+  // Every generated operation declares its parameters, then `options` last: pad the arguments the caller
+  // left out so the client's configuration always lands in `options`.
+  const call = (name: OperationName, args: unknown[], extra: RequestOptions = {}) => {
+    const operation = operations[name];
+    const optionsIndex = operation.length - 1;
+    const params = Array.from({ length: optionsIndex }, (_, i) => args[i]);
+    const options = args[optionsIndex] as RequestOptions | undefined;
+    return operation(...params, { ...options, ...extra, client: bound });
+  };
+  /** A page fetcher for the iterators: the operation with throwing on, offset and limit merged in. */
+  const page =
+    (name: OperationName, before: unknown[], params: object) =>
+    (offset: number, limit: number, options?: RequestOptions): Promise<HttpResponse<any>> =>
+      call(name, [...before, { ...params, offset, limit }, options], { throwOnError: true });
+
   const client: Record<string, unknown> = {};
-  for (const [name, operation] of Object.entries(endpoints)) {
-    if (typeof operation !== 'function' || isUrlHelper(name)) continue;
-    const call = operation as (...args: unknown[]) => Promise<unknown>;
-    // Every generated operation declares its parameters, then `options` last: pad the arguments the
-    // caller left out so the client's configuration always lands in `options`.
-    const optionsIndex = call.length - 1;
-    client[name] = (...args: unknown[]) => {
-      const params = Array.from({ length: optionsIndex }, (_, i) => args[i]);
-      const options = args[optionsIndex] as RequestOptions | undefined;
-      return call(...params, { client: bound, ...options });
-    };
+  for (const name of Object.keys(operations) as OperationName[]) {
+    client[name] = (...args: unknown[]) => call(name, args);
   }
-  return Object.freeze(client) as IpamClient;
+  for (const [group, methods] of Object.entries(RESOURCES)) {
+    const resource: Record<string, unknown> = {};
+    for (const [method, name] of Object.entries(methods) as [string, OperationName][]) {
+      resource[method] = async (...args: unknown[]) => (await call(name, args, { throwOnError: true })).data;
+    }
+    client[group] = resource;
+  }
+  const groups = client as Record<keyof IteratorMethods, Record<string, unknown>>;
+  groups.addresses.iterate = (
+    subnetId: string,
+    { limit, offset, ...filters }: PageParams = {},
+    options?: RequestOptions,
+  ) => iterateAddresses(page('listSubnetAddresses', [subnetId], filters), { limit, offset }, options);
+  groups.activity.iterate = ({ limit, offset, ...filters }: ListActivityParams = {}, options?: RequestOptions) =>
+    iterateActivity(page('listActivity', [], filters), { limit, offset }, options);
+  groups.webhooks.iterateDeliveries = (webhookId: string, params: PageParams = {}, options?: RequestOptions) =>
+    iterateDeliveries(page('listWebhookDeliveries', [webhookId], {}), params, options);
+
+  for (const group of Object.keys(RESOURCES)) Object.freeze(client[group]);
+  return Object.freeze(client) as unknown as IpamClient;
 }

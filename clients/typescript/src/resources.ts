@@ -1,0 +1,133 @@
+/**
+ * The API's operations grouped by resource, one group per OpenAPI tag: `client.subnets.create(…)` calls the
+ * generated `createSubnet`. The table below is the whole mapping; its type check makes every generated
+ * operation appear in exactly one group (test/sdk/resources.test.ts checks the groups against the tags).
+ */
+import type * as endpoints from './generated/endpoints.js';
+
+type Endpoints = typeof endpoints;
+
+/** The API's operations, named by their OpenAPI operationId (the generated module also exports URL helpers). */
+export type OperationName = {
+  [K in keyof Endpoints]: Endpoints[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Endpoints];
+
+export const RESOURCES = {
+  folders: {
+    list: 'listFolders',
+    create: 'createFolder',
+    get: 'getFolder',
+    update: 'updateFolder',
+    delete: 'deleteFolder',
+  },
+  subnets: {
+    list: 'listSubnets',
+    create: 'createSubnet',
+    get: 'getSubnet',
+    update: 'updateSubnet',
+    delete: 'deleteSubnet',
+    split: 'splitSubnet',
+    usage: 'getSubnetUsage',
+    firstFree: 'getSubnetFirstFreeIp',
+    freeBlocks: 'getSubnetFreeBlocks',
+    overlaps: 'listSubnetOverlaps',
+  },
+  addresses: {
+    list: 'listSubnetAddresses',
+    create: 'createAddress',
+    get: 'getAddress',
+    update: 'updateAddress',
+    delete: 'deleteAddress',
+    batchCreate: 'batchCreateAddresses',
+    batchUpdate: 'batchUpdateAddresses',
+    batchDelete: 'batchDeleteAddresses',
+  },
+  vlans: { list: 'listVlans', create: 'createVlan', get: 'getVlan', update: 'updateVlan', delete: 'deleteVlan' },
+  vrfs: { list: 'listVrfs', create: 'createVrf', get: 'getVrf', update: 'updateVrf', delete: 'deleteVrf' },
+  locations: {
+    list: 'listLocations',
+    create: 'createLocation',
+    get: 'getLocation',
+    update: 'updateLocation',
+    delete: 'deleteLocation',
+  },
+  webhooks: {
+    list: 'listWebhooks',
+    create: 'createWebhook',
+    get: 'getWebhook',
+    update: 'updateWebhook',
+    delete: 'deleteWebhook',
+    deliveries: 'listWebhookDeliveries',
+    test: 'testWebhook',
+    rotateSecret: 'rotateWebhookSecret',
+  },
+  apiKeys: { list: 'listApiKeys', create: 'createApiKey', revoke: 'revokeApiKey' },
+  team: {
+    listMembers: 'listTeamMembers',
+    updateMemberRole: 'updateTeamMemberRole',
+    removeMember: 'removeTeamMember',
+    listInvitations: 'listTeamInvitations',
+    invite: 'createTeamInvitation',
+    cancelInvitation: 'cancelTeamInvitation',
+  },
+  activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
+  auth: {
+    me: 'getCurrentUser',
+    logout: 'endSession',
+    deleteAccount: 'deleteAccount',
+    sendMagicLink: 'sendMagicLink',
+    verifyMagicLink: 'verifyMagicLink',
+    startGoogleSignIn: 'startGoogleSignIn',
+    completeGoogleSignIn: 'completeGoogleSignIn',
+    acceptInvitation: 'acceptInvitation',
+  },
+  billing: {
+    plan: 'getBillingPlan',
+    checkout: 'createCheckoutSession',
+    portal: 'createPortalSession',
+    updateOrganizationName: 'updateOrganizationName',
+    receiveStripeEvent: 'receiveStripeEvent',
+  },
+  importExport: {
+    importSubnets: 'importSubnets',
+    importAddresses: 'importAddresses',
+    exportSubnets: 'exportSubnets',
+    exportAddresses: 'exportAddresses',
+  },
+  search: { query: 'searchIpam' },
+  tools: {
+    myIp: 'getMyIp',
+    dns: 'lookupDns',
+    reverseDns: 'lookupReverseDns',
+    dnsPropagation: 'checkDnsPropagation',
+    whois: 'lookupWhois',
+    asn: 'lookupAsn',
+    ssl: 'checkSslCertificate',
+    spf: 'checkSpfRecord',
+    dmarc: 'checkDmarcRecord',
+    blacklist: 'checkIpBlacklist',
+    http2: 'checkHttp2Support',
+    headers: 'inspectHttpHeaders',
+    ping: 'pingHost',
+    ports: 'scanPorts',
+    traceroute: 'traceRoute',
+  },
+} as const satisfies Record<string, Record<string, OperationName>>;
+
+type Resources = typeof RESOURCES;
+type Mapped = { [G in keyof Resources]: Resources[G][keyof Resources[G]] }[keyof Resources];
+/** Fails to compile when an operation of the document is missing from RESOURCES. */
+export const everyOperationGrouped: [Exclude<OperationName, Mapped>] extends [never] ? true : never = true;
+
+type Answer<K extends OperationName> = Awaited<ReturnType<Endpoints[K]>>;
+/** What a resource method resolves to: the body of the operation's success response (`void` for 204). */
+export type SuccessData<K extends OperationName> = Extract<Answer<K>, { status: 200 | 201 | 202 | 204 | 307 }>['data'];
+
+/** A generated operation that resolves to its success body and throws `ApiError` for an error status. */
+export type ResourceMethod<K extends OperationName> = (...args: Parameters<Endpoints[K]>) => Promise<SuccessData<K>>;
+
+export type ResourceMethods = {
+  readonly [G in keyof Resources]: {
+    readonly [M in keyof Resources[G]]: Resources[G][M] extends OperationName ? ResourceMethod<Resources[G][M]> : never;
+  };
+};

@@ -1,0 +1,220 @@
+/** The resource methods of the SDK (`client.subnets.create(…)`) against the real server: bodies, typed errors, paging. */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  createClient,
+  type Folder,
+  type IpamClient,
+  NotFoundError,
+  NotImplementedError,
+  PermissionDeniedError,
+  PlanLimitError,
+  RateLimitError,
+  RESOURCES,
+  type Subnet,
+  type SubnetCreatedWithWarnings,
+} from '../../clients/typescript/src/index';
+import { startTestServer, type TestServer } from '../support/server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+/** A client of a fresh pro organisation that counts its requests. */
+async function newClient(options: Parameters<TestServer['newOrg']>[0] = {}) {
+  const org = await server.newOrg(options);
+  const requests: string[] = [];
+  const client = createClient({
+    baseUrl: server.url,
+    apiKey: org.key,
+    fetch: (input, init) => {
+      requests.push(`${init?.method ?? 'GET'} ${String(input).slice(server.url.length)}`);
+      return fetch(input, init);
+    },
+  });
+  return { org, client, requests };
+}
+
+/** The rejection of `promise`, which must be an instance of `type`. */
+async function rejection<T extends ApiError>(promise: Promise<unknown>, type: new (...args: never[]) => T): Promise<T> {
+  const error = await promise.then(
+    () => expect.unreachable('expected a rejection'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as T;
+}
+
+/** A created subnet: the 201 body is the subnet, or `{subnet, warnings}` when it overlaps other VRFs. */
+const subnetOf = (created: Subnet | SubnetCreatedWithWarnings): Subnet =>
+  'warnings' in created ? created.subnet : created;
+
+describe('resource groups', () => {
+  it('are the OpenAPI tags, each holding every operation of its tag once', () => {
+    const document = JSON.parse(readFileSync('openapi/openapi.json', 'utf8'));
+    const tagOf = new Map<string, string>();
+    for (const item of Object.values(document.paths) as Record<string, { operationId: string; tags: string[] }>[]) {
+      for (const operation of Object.values(item)) tagOf.set(operation.operationId, operation.tags[0]);
+    }
+    const grouped = Object.values(RESOURCES).flatMap((methods) => Object.values(methods) as string[]);
+    expect([...grouped].sort()).toEqual([...tagOf.keys()].sort());
+    for (const [group, methods] of Object.entries(RESOURCES)) {
+      const tags = new Set(Object.values(methods).map((operationId) => tagOf.get(operationId)));
+      expect(tags.size, group).toBe(1);
+    }
+  });
+});
+
+describe('resource methods resolve to the success body', () => {
+  it('creates, lists, gets, updates and deletes a folder', async () => {
+    const { client } = await newClient();
+    const folder = await client.folders.create({ name: 'Datacenter A' });
+    expectTypeOf(folder).toEqualTypeOf<Folder>();
+    expect(folder).toMatchObject({ name: 'Datacenter A', description: '' });
+    expect((await client.folders.list()).map((f) => f.id)).toEqual([folder.id]);
+    expect(await client.folders.get(folder.id)).toEqual(folder);
+    expect(await client.folders.update(folder.id, { description: 'racks 1-9' })).toEqual({
+      ...folder,
+      description: 'racks 1-9',
+    });
+    expect(await client.folders.delete(folder.id)).toBeUndefined();
+    await rejection(client.folders.get(folder.id), NotFoundError);
+  });
+
+  it('plans a network: free blocks, split, nesting, first free address, usage', async () => {
+    const { client } = await newClient();
+    const site = subnetOf(await client.subnets.create({ network: '10.20.0.0/16', name: 'site' }));
+    const free = await client.subnets.freeBlocks(site.id, { prefix: 24, limit: 2 });
+    expect(free.blocks).toEqual(['10.20.0.0/24', '10.20.1.0/24']);
+    const lan = subnetOf(await client.subnets.create({ network: free.blocks[0], name: 'lan' }));
+    expect(lan.parent_id).toBe(site.id);
+    const parts = await client.subnets.split(lan.id, { parts: 2 });
+    expect(parts.map((p) => p.network)).toEqual(['10.20.0.0/25', '10.20.0.128/25']);
+    expect(await client.subnets.firstFree(parts[0].id)).toEqual({ ip: '10.20.0.1' });
+    await client.addresses.create(parts[0].id, { ip: '10.20.0.1', hostname: 'gw' });
+    expect(await client.subnets.usage(parts[0].id)).toMatchObject({ used: 1, total: 126 });
+  });
+});
+
+describe('error statuses throw typed errors', () => {
+  it('404: NotFoundError with status, code, message and the request id', async () => {
+    const { client } = await newClient();
+    const error = await rejection(client.vlans.get(randomUUID()), NotFoundError);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found', name: 'NotFoundError', method: 'GET' });
+    expect(error.message).toBe((error.body as { error: string }).error);
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(error.headers.get('x-request-id')).toBe(error.requestId);
+    expect(error.rateLimit).toMatchObject({ limit: 3000, remaining: expect.any(Number) });
+  });
+
+  it('400: BadRequestError naming the field', async () => {
+    const { client } = await newClient();
+    const error = await rejection(client.vlans.create({ vlan_number: 4095 }), BadRequestError);
+    expect(error.code).toBe('validation');
+    expect(error.message).toMatch(/^vlan_number: /);
+  });
+
+  it('401: AuthenticationError for a wrong key', async () => {
+    const stranger = createClient({ baseUrl: server.url, apiKey: `svc_${'x'.repeat(64)}` });
+    const error = await rejection(stranger.folders.list(), AuthenticationError);
+    expect(error.code).toBe('unauthenticated');
+  });
+
+  it('403: PermissionDeniedError for a write with a free-plan key', async () => {
+    const { client } = await newClient({ plan: 'free' });
+    const error = await rejection(client.folders.create({ name: 'x' }), PermissionDeniedError);
+    expect(error.status).toBe(403);
+  });
+
+  it('402: PlanLimitError at the plan limit', async () => {
+    const { client } = await newClient({ limits: { vlans: 1 } });
+    await client.vlans.create({ vlan_number: 10 });
+    const error = await rejection(client.vlans.create({ vlan_number: 11 }), PlanLimitError);
+    expect(error.code).toBe('plan_limit');
+  });
+
+  it('429: RateLimitError with Retry-After after the retries, each honouring Retry-After', async () => {
+    const org = await server.newOrg({ limits: { rate_limit: 1 } });
+    const waits: number[] = [];
+    const client = createClient({
+      baseUrl: server.url,
+      apiKey: org.key,
+      maxRetries: 2,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    await client.folders.list();
+    const error = await rejection(client.folders.list(), RateLimitError);
+    expect(error.retryAfter).toBeGreaterThan(0);
+    expect(error.rateLimit).toMatchObject({ limit: 1, remaining: 0 });
+    expect(waits).toEqual([error.retryAfter! * 1000, error.retryAfter! * 1000]);
+  });
+
+  it('501: NotImplementedError for a route not built yet', async () => {
+    const { client } = await newClient();
+    const error = await rejection(client.search.query({ q: '10.0.0.1' }), NotImplementedError);
+    expect(error.code).toBe('not_implemented');
+  });
+});
+
+describe('pagination', () => {
+  it('iterates the addresses of a subnet over several pages, stopping at X-Total-Count', async () => {
+    const { client, requests } = await newClient();
+    const subnet = subnetOf(await client.subnets.create({ network: '192.168.7.0/28' }));
+    const ips = Array.from({ length: 12 }, (_, i) => `192.168.7.${i + 1}`);
+    expect(await client.addresses.batchCreate(subnet.id, { ips, status: 'reserved' })).toEqual({ created: 12 });
+    requests.length = 0;
+    const seen: string[] = [];
+    for await (const address of client.addresses.iterate(subnet.id, { limit: 5 })) seen.push(address.ip);
+    expect(seen).toEqual(ips);
+    expect(requests).toEqual([0, 5, 10].map((o) => `GET /api/v1/subnets/${subnet.id}/addresses?offset=${o}&limit=5`));
+  });
+
+  it('iterates the activity log, stopping at the body’s total', async () => {
+    const { client, requests } = await newClient();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await client.folders.create({ name });
+    requests.length = 0;
+    const entries = [];
+    for await (const entry of client.activity.iterate({ limit: 2, resource_type: 'folder' })) entries.push(entry);
+    expect(entries.map((e) => e.action)).toEqual(Array(5).fill('create'));
+    expect(requests).toHaveLength(3);
+    expect(requests[0]).toMatch(/resource_type=folder/);
+  });
+
+  it('stops at once on an empty list', async () => {
+    const { client, requests } = await newClient();
+    const subnet = subnetOf(await client.subnets.create({ network: '192.168.8.0/29' }));
+    requests.length = 0;
+    for await (const _ of client.addresses.iterate(subnet.id)) expect.unreachable();
+    expect(requests).toHaveLength(1);
+  });
+});
+
+describe('clients are independent', () => {
+  it('two clients of two organisations in one process each see their own data', async () => {
+    const [a, b] = await Promise.all([newClient(), newClient()]);
+    const [folderA, folderB] = await Promise.all([
+      a.client.folders.create({ name: 'org A' }),
+      b.client.folders.create({ name: 'org B' }),
+    ]);
+    const lists = await Promise.all([a.client.folders.list(), b.client.folders.list()]);
+    expect(lists.map((list) => list.map((f) => f.name))).toEqual([['org A'], ['org B']]);
+    await rejection(a.client.folders.get(folderB.id), NotFoundError);
+    await rejection(b.client.folders.get(folderA.id), NotFoundError);
+  });
+
+  it('keeps the operationId functions, resolving to {status, data, headers}', async () => {
+    const { client }: { client: IpamClient } = await newClient();
+    const answer = await client.getFolder(randomUUID());
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get('x-request-id')).toBeTruthy();
+  });
+});
