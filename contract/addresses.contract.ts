@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { CustomFields, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import { CustomFields, describedUuid, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Addresses');
@@ -48,14 +48,14 @@ const addressExample = {
 export const Address = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the address record (UUID)'),
       subnet_id: Uuid.describe('Subnet the address belongs to: the smallest subnet containing it'),
       ip: z.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
-      hostname: z.string(),
+      hostname: z.string().describe('Hostname, e.g. web-01.example.com'),
       mac_address: z.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
-      description: z.string(),
+      description: z.string().describe('Free-text description of the address; empty when unset'),
       status: AddressStatus,
-      owner: z.string(),
+      owner: z.string().describe('Person or team responsible for the address, e.g. netops'),
       ptr_record: z.string().optional().describe('Reverse DNS name; omitted when unset'),
       custom_fields: CustomFields.optional(),
       last_seen: Timestamp.optional().describe('When the address was last seen on the network; omitted when unset'),
@@ -86,7 +86,9 @@ export const CreateAddressBody = extendApi(
         .describe('IPv4 or IPv6 address inside the subnet, not yet assigned, e.g. 10.0.1.10 or 2001:db8::10'),
       hostname: addressFields.hostname.optional(),
       mac_address: addressFields.mac_address.optional(),
-      description: addressFields.description.optional(),
+      description: addressFields.description
+        .optional()
+        .describe('Free-text description of the address, e.g. Primary web server'),
       status: z.enum(addressStatuses).default('assigned').describe('Status of the new address; default assigned'),
       owner: addressFields.owner.optional(),
       custom_fields: CustomFields.optional(),
@@ -94,6 +96,7 @@ export const CreateAddressBody = extendApi(
     .strict(),
   {
     title: 'CreateAddressBody',
+    description: 'A new IP address record in the subnet',
     example: { ip: '10.0.1.10', hostname: 'web-01.example.com', mac_address: '00:1a:2b:3c:4d:5e', status: 'assigned' },
   },
 );
@@ -103,7 +106,9 @@ export const UpdateAddressBody = extendApi(
     .object({
       hostname: addressFields.hostname.optional(),
       mac_address: addressFields.mac_address.optional(),
-      description: addressFields.description.optional(),
+      description: addressFields.description
+        .optional()
+        .describe('Free-text description of the address, e.g. Primary web server'),
       status: AddressStatus.optional(),
       owner: addressFields.owner.optional(),
       custom_fields: CustomFields.optional(),
@@ -125,6 +130,7 @@ export const BatchCreateAddressesBody = extendApi(
     .strict(),
   {
     title: 'BatchCreateAddressesBody',
+    description: 'IP addresses to record at once, all with the same status',
     example: { ips: ['10.0.1.20', '10.0.1.21', '10.0.1.22'], status: 'reserved' },
   },
 );
@@ -159,6 +165,7 @@ export const BatchDeleteAddressesBody = extendApi(
     .strict(),
   {
     title: 'BatchDeleteAddressesBody',
+    description: 'Ids of the address records to delete at once',
     example: { ids: ['5d7e8f90-a1b2-4c3d-9e4f-5a6b7c8d9e0f', '6e8f90a1-b2c3-4d4e-8f5a-6b7c8d9e0f1a'] },
   },
 );

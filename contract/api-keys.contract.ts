@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, requiredName, Timestamp, Uuid } from './common/schemas';
+import { describedUuid, IdParams, requiredName, Timestamp } from './common/schemas';
 
 const c = initContract();
 const meta = access('API keys');
@@ -28,10 +28,10 @@ const KeyPrefix = z.string().length(12).describe('First 12 characters of the key
 export const ApiKey = extendApi(
   z
     .object({
-      id: Uuid,
-      name: z.string(),
+      id: describedUuid('Unique id of the API key (UUID)'),
+      name: z.string().describe('Display name of the API key, e.g. CI deploy'),
       key_prefix: KeyPrefix,
-      permissions: z.array(ApiKeyPermission),
+      permissions: z.array(ApiKeyPermission).describe('Scopes granted to the key: read, or read and write'),
       created_at: Timestamp,
       last_used_at: Timestamp.nullable().describe('Last use, recorded at most once a minute; null when never used'),
     })
@@ -53,15 +53,15 @@ export const ApiKey = extendApi(
 export const CreatedApiKey = extendApi(
   z
     .object({
-      id: Uuid,
-      name: z.string(),
+      id: describedUuid('Unique id of the API key (UUID)'),
+      name: z.string().describe('Display name of the API key, e.g. CI deploy'),
       key: z
         .string()
         .length(68)
         .startsWith('svc_')
         .describe('The full key, `svc_` and 64 random characters; shown only in this response'),
       key_prefix: KeyPrefix,
-      permissions: z.array(ApiKeyPermission),
+      permissions: z.array(ApiKeyPermission).describe('Scopes granted to the key: read, or read and write'),
       created_at: Timestamp,
     })
     .strict(),
@@ -86,7 +86,11 @@ export const CreateApiKeyBody = extendApi(
       permissions: Permissions.default(['read', 'write']).describe('Scopes of the key; both when omitted'),
     })
     .strict(),
-  { title: 'CreateApiKeyBody', example: { name: 'Monitoring (read-only)', permissions: ['read'] } },
+  {
+    title: 'CreateApiKeyBody',
+    description: 'A new API key: its name and scopes',
+    example: { name: 'Monitoring (read-only)', permissions: ['read'] },
+  },
 );
 
 export const apiKeysContract = c.router({

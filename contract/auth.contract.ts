@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access, type RouteMeta } from './common/meta';
-import { MessageResponse, Timestamp, Uuid } from './common/schemas';
+import { describedUuid, MessageResponse, Timestamp } from './common/schemas';
 
 const c = initContract();
 const meta = access('Auth');
@@ -30,8 +30,8 @@ export type Plan = z.infer<typeof Plan>;
 export const User = extendApi(
   z
     .object({
-      id: Uuid,
-      email: z.string().email(),
+      id: describedUuid('Unique id of the user (UUID)'),
+      email: z.string().email().describe('Email address of the user, e.g. alice@example.com'),
       name: z.string().describe('Display name; empty when the sign-in method gave none'),
       email_verified: z
         .boolean()
@@ -65,7 +65,7 @@ const organizationExample = {
 export const Organization = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the organisation (UUID)'),
       name: z.string().max(100).describe('Organisation name, at most 100 characters'),
       slug: z.string().describe('URL-safe identifier derived from the name'),
       plan: Plan,
@@ -99,7 +99,11 @@ export const SendMagicLinkBody = extendApi(
       email: z.string().trim().email().max(254).describe('Address the sign-in link is sent to'),
     })
     .strict(),
-  { title: 'AuthSendLinkBody', example: { email: 'ada@example.com' } },
+  {
+    title: 'AuthSendLinkBody',
+    description: 'Email address to send a one-time sign-in link to',
+    example: { email: 'ada@example.com' },
+  },
 );
 
 /** A token carried by an emailed browser link. */

@@ -15,11 +15,20 @@ const stripeWebhookMeta = { tag: 'Billing', access: 'public' } satisfies RouteMe
 const Count = z.number().int().nonnegative();
 const Limit = z.number().int().nonnegative().nullable();
 
-export const BillingUsage = extendApi(z.object({ folders: Count, subnets: Count, addresses: Count }).strict(), {
-  title: 'BillingUsage',
-  description: 'What the organisation holds now',
-  example: { folders: 3, subnets: 42, addresses: 1200 },
-});
+export const BillingUsage = extendApi(
+  z
+    .object({
+      folders: Count.describe('Number of folders in the organisation'),
+      subnets: Count.describe('Number of subnets in the organisation'),
+      addresses: Count.describe('Number of IP address records in the organisation'),
+    })
+    .strict(),
+  {
+    title: 'BillingUsage',
+    description: 'What the organisation holds now',
+    example: { folders: 3, subnets: 42, addresses: 1200 },
+  },
+);
 
 export const BillingLimits = extendApi(
   z
@@ -90,7 +99,7 @@ export const BillingSessionUrl = extendApi(
 
 export const UpdateOrgNameBody = extendApi(
   z.object({ name: requiredName(100).describe('New organisation name, trimmed, 1 to 100 characters') }).strict(),
-  { title: 'BillingOrgNameBody', example: { name: 'Acme Networks GmbH' } },
+  { title: 'BillingOrgNameBody', description: 'The organisation’s new name', example: { name: 'Acme Networks GmbH' } },
 );
 
 /*
@@ -103,7 +112,10 @@ export const StripeEvent = extendApi(
     .object({
       id: z.string().min(1).describe('Event id (evt_…); events are processed once per id'),
       type: z.string().min(1).describe('Event type, e.g. checkout.session.completed, customer.subscription.updated'),
-      data: z.object({ object: FreeForm.describe('The Stripe object the event is about') }).strip(),
+      data: z
+        .object({ object: FreeForm.describe('The Stripe object the event is about') })
+        .strip()
+        .describe('Event payload; `object` holds the Stripe object the event is about'),
     })
     .strip(),
   {
@@ -117,11 +129,14 @@ export const StripeEvent = extendApi(
   },
 );
 
-export const StripeWebhookAck = extendApi(z.object({ received: z.literal(true) }).strict(), {
-  title: 'BillingStripeWebhookAck',
-  description: 'The event was accepted (or had been processed before)',
-  example: { received: true },
-});
+export const StripeWebhookAck = extendApi(
+  z.object({ received: z.literal(true).describe('Always true: the event was accepted') }).strict(),
+  {
+    title: 'BillingStripeWebhookAck',
+    description: 'The event was accepted (or had been processed before)',
+    example: { received: true },
+  },
+);
 
 export const StripeWebhookHeaders = z.object({
   'stripe-signature': z.string().min(1).describe('Stripe signature of the raw body (t=…,v1=…)'),

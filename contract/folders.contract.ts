@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, requiredName, Timestamp, text, Uuid } from './common/schemas';
+import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
 const c = initContract();
 const meta = access('Folders');
@@ -11,10 +11,10 @@ const meta = access('Folders');
 export const Folder = extendApi(
   z
     .object({
-      id: Uuid,
-      name: z.string(),
-      description: z.string(),
-      sort_order: z.number().int(),
+      id: describedUuid('Unique id of the folder (UUID)'),
+      name: z.string().describe('Display name of the folder, e.g. Datacenter A'),
+      description: z.string().describe('Free-text description of the folder; empty when unset'),
+      sort_order: z.number().int().describe('Position among sibling folders, ascending'),
       created_at: Timestamp,
     })
     .strict(),
@@ -45,7 +45,11 @@ export const CreateFolderBody = extendApi(
       sort_order: folderFields.sort_order.optional(),
     })
     .strict(),
-  { title: 'CreateFolderBody', example: { name: 'Datacenter A', description: 'Production networks' } },
+  {
+    title: 'CreateFolderBody',
+    description: 'A new folder',
+    example: { name: 'Datacenter A', description: 'Production networks' },
+  },
 );
 
 export const UpdateFolderBody = extendApi(

@@ -19,17 +19,17 @@ export const ImportSubnetRow = extendApi(
   z
     .object({
       network: cidr().describe('CIDR of the subnet (IPv4 or IPv6)'),
-      name: text(200).optional(),
+      name: text(200).optional().describe('Display name of the subnet, e.g. Servers'),
       folder: refName().optional().describe('Folder name; created when missing'),
       vlan: z.number().int().min(1).max(4094).optional().describe('VLAN number 1 to 4094; created when missing'),
       vrf: refName().optional().describe('VRF name; created when missing. Omit for the global (no-VRF) space'),
       location: refName().optional().describe('Location name; created when missing'),
       gateway: ip().optional().describe('Gateway IP address'),
       is_pool: z.boolean().optional().describe('Pool: network and broadcast addresses are assignable'),
-      description: text().optional(),
-      dns_primary: ip().optional(),
-      dns_secondary: ip().nullable().optional(),
-      scan_enabled: z.boolean().optional(),
+      description: text().optional().describe('Free-text description of the subnet, e.g. Rack R12 servers'),
+      dns_primary: ip().optional().describe('Primary DNS server IP address, e.g. 10.0.0.53'),
+      dns_secondary: ip().nullable().optional().describe('Secondary DNS server IP address, e.g. 10.0.0.54'),
+      scan_enabled: z.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
       tracked: z.boolean().default(true).describe('false makes a structure-only container excluded from utilization'),
       custom_fields: CustomFields.optional(),
     })
@@ -79,19 +79,19 @@ export const ImportAddressRow = extendApi(
     .object({
       ip: ip().describe('IP address; must lie inside `subnet`'),
       subnet: cidr().describe('CIDR of an existing subnet of the organisation that holds the address'),
-      hostname: text(253).optional(),
+      hostname: text(253).optional().describe('Hostname, e.g. web-01.example.com'),
       mac_address: z
         .string()
         .trim()
         .regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be colon-separated hex such as 00:1a:2b:3c:4d:5e')
         .optional()
         .describe('MAC address, colon-separated hex'),
-      description: text().optional(),
+      description: text().optional().describe('Free-text description of the address, e.g. Primary web server'),
       status: z
         .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
         .optional()
         .describe('Address status; default `assigned`'),
-      owner: text(200).optional(),
+      owner: text(200).optional().describe('Person or team responsible for the address, e.g. netops'),
       ptr_record: text(253).optional().describe('PTR (reverse DNS) name'),
       custom_fields: CustomFields.optional(),
     })
@@ -144,9 +144,9 @@ const rowMessage = z.string().optional().describe('Why the row was skipped or er
 export const ImportSummary = extendApi(
   z
     .object({
-      created: z.number().int().nonnegative(),
-      skipped: z.number().int().nonnegative(),
-      errors: z.number().int().nonnegative(),
+      created: z.number().int().nonnegative().describe('Number of rows created'),
+      skipped: z.number().int().nonnegative().describe('Number of rows skipped (already present)'),
+      errors: z.number().int().nonnegative().describe('Number of rows that failed'),
     })
     .strict(),
   { title: 'ImportSummary', description: 'Row counts by status', example: { created: 2, skipped: 1, errors: 0 } },

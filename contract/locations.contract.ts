@@ -3,15 +3,15 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, requiredName, Timestamp, text, Uuid } from './common/schemas';
+import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
 const c = initContract();
 const meta = access('Locations');
 
 const locationShape = {
-  id: Uuid,
-  name: z.string(),
-  address: z.string(),
+  id: describedUuid('Unique id of the location (UUID)'),
+  name: z.string().describe('Display name of the location, e.g. Frankfurt DC1'),
+  address: z.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
   created_at: Timestamp,
 };
 const example = {
@@ -48,10 +48,15 @@ export const CreateLocationBody = extendApi(
       address: text(500).optional().describe('Postal address'),
     })
     .strict(),
-  { title: 'CreateLocationBody', example: { name: 'Frankfurt DC1' } },
+  { title: 'CreateLocationBody', description: 'A new location', example: { name: 'Frankfurt DC1' } },
 );
 export const UpdateLocationBody = extendApi(
-  z.object({ name: requiredName().optional(), address: text(500).optional() }).strict(),
+  z
+    .object({
+      name: requiredName().optional().describe('New display name of the location, e.g. Frankfurt DC1'),
+      address: text(500).optional().describe('New postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    })
+    .strict(),
   { title: 'UpdateLocationBody', description: 'Only the fields given change', example: { address: 'Building 2' } },
 );
 

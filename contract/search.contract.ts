@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { Uuid } from './common/schemas';
+import { describedUuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Search');
@@ -28,9 +28,9 @@ export const SearchQuery = z
 export const SearchSubnetHit = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the subnet (UUID)'),
       network: z.string().describe('CIDR of the subnet'),
-      name: z.string(),
+      name: z.string().describe('Display name of the subnet, e.g. Servers'),
     })
     .strict(),
   {
@@ -43,9 +43,9 @@ export const SearchSubnetHit = extendApi(
 export const SearchAddressHit = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the address record (UUID)'),
       ip: z.string().describe('IP address'),
-      hostname: z.string(),
+      hostname: z.string().describe('Hostname of the address record, e.g. web-01.example.com'),
     })
     .strict(),
   {

@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { CustomFields, IdParams, Timestamp, text, Uuid } from './common/schemas';
+import { CustomFields, describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Subnets');
@@ -14,20 +14,20 @@ const Cidr = () => z.string().cidr();
 const IpAddress = () => z.string().ip();
 
 const subnetShape = {
-  id: Uuid,
+  id: describedUuid('Unique id of the subnet (UUID)'),
   folder_id: Uuid.nullable().describe('Folder holding the subnet; null when unfoldered'),
   parent_id: Uuid.optional().describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
   network: z.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-  name: z.string(),
-  description: z.string(),
-  vlan_id: Uuid.nullable(),
+  name: z.string().describe('Display name of the subnet, e.g. Servers'),
+  description: z.string().describe('Free-text description of the subnet; empty when unset'),
+  vlan_id: Uuid.nullable().describe('VLAN the subnet is attached to; null when none'),
   vrf_id: Uuid.nullable().describe('VRF (address space) of the subnet; null for the global space'),
-  location_id: Uuid.nullable(),
+  location_id: Uuid.nullable().describe('Location of the subnet; null when none'),
   is_pool: z.boolean().describe('A pool: every address is usable, network and broadcast included'),
   gateway: z.string().nullable().describe('Gateway IP address; null when unset'),
   dns_primary: z.string().nullable().describe('Primary DNS server IP address; null when unset'),
   dns_secondary: z.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-  scan_enabled: z.boolean(),
+  scan_enabled: z.boolean().describe('Whether the subnet is included in periodic reachability scans'),
   tracked: z
     .boolean()
     .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
@@ -89,9 +89,9 @@ export const Subnet = extendApi(z.object(subnetShape).strict(), {
 export const SubnetChild = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the child subnet (UUID)'),
       network: z.string().describe('CIDR block of the child subnet'),
-      name: z.string(),
+      name: z.string().describe('Display name of the child subnet, e.g. Servers A'),
     })
     .strict(),
   {
@@ -124,9 +124,9 @@ export const SubnetDetail = extendApi(
 export const SubnetOverlapWarning = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the overlapping subnet (UUID)'),
       network: z.string().describe('CIDR block of the overlapping subnet'),
-      name: z.string(),
+      name: z.string().describe('Display name of the overlapping subnet, e.g. Customer A core'),
       vrf_name: z.string().describe('VRF the overlapping subnet belongs to'),
     })
     .strict(),
@@ -173,8 +173,8 @@ export const CreateSubnetBody = extendApi(
   z
     .object({
       network: Cidr().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48. Required; immutable'),
-      name: text(200).optional(),
-      description: text().optional(),
+      name: text(200).optional().describe('Display name of the subnet, e.g. Servers'),
+      description: text().optional().describe('Free-text description of the subnet, e.g. Rack R12 servers'),
       folder_id: uuidOrNull('Folder'),
       vlan_id: uuidOrNull('VLAN'),
       vrf_id: uuidOrNull('VRF (omit or null for the global space)'),
@@ -184,7 +184,7 @@ export const CreateSubnetBody = extendApi(
       dns_secondary: IpAddress().optional().describe('Secondary DNS server IP (IPv4 or IPv6)'),
       is_pool: z.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
       tracked: z.boolean().optional().describe('Default true; false makes a structure-only container'),
-      scan_enabled: z.boolean().optional(),
+      scan_enabled: z.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
       custom_fields: CustomFields.optional(),
     })
     .strict(),
@@ -212,8 +212,8 @@ const VlanRef = z
 export const UpdateSubnetBody = extendApi(
   z
     .object({
-      name: text(200).optional(),
-      description: text().optional(),
+      name: text(200).optional().describe('Display name of the subnet, e.g. Servers'),
+      description: text().optional().describe('Free-text description of the subnet'),
       folder_id: uuidOrNull('Folder'),
       location_id: uuidOrNull('Location'),
       vlan: VlanRef.optional().describe(
@@ -227,9 +227,12 @@ export const UpdateSubnetBody = extendApi(
         .describe(
           'VRF name; created when missing; an empty string moves the subnet to the global space. Moving is duplicate-checked',
         ),
-      is_pool: z.boolean().optional(),
-      tracked: z.boolean().optional(),
-      scan_enabled: z.boolean().optional(),
+      is_pool: z.boolean().optional().describe('A pool: every address is usable, network and broadcast included'),
+      tracked: z
+        .boolean()
+        .optional()
+        .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
+      scan_enabled: z.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
       gateway: IpAddress().nullable().optional().describe('Gateway IP (IPv4 or IPv6); null clears'),
       dns_primary: IpAddress().nullable().optional().describe('Primary DNS server IP; null clears'),
       dns_secondary: IpAddress().nullable().optional().describe('Secondary DNS server IP; null clears'),
@@ -255,13 +258,13 @@ export const SplitSubnetBody = extendApi(
         .describe('Number of equal parts: a power of two from 2 to 1024'),
     })
     .strict(),
-  { title: 'SplitSubnetBody', example: { parts: 4 } },
+  { title: 'SplitSubnetBody', description: 'How many equal parts to split the subnet into', example: { parts: 4 } },
 );
 
 export const SubnetSplitPart = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the new subnet (UUID)'),
       network: z.string().describe('CIDR block of the new subnet'),
     })
     .strict(),
@@ -275,8 +278,8 @@ export const SubnetSplitPart = extendApi(
 export const SubnetUsage = extendApi(
   z
     .object({
-      subnet_id: Uuid,
-      network: z.string(),
+      subnet_id: describedUuid('Id of the subnet (UUID)'),
+      network: z.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
       used: z.number().int().nonnegative().describe('Address records of the subnet and its tracked descendants'),
       total: z.number().int().nonnegative().describe('Usable addresses; IPv6 totals past 2^53 may lose precision'),
       utilization: z.number().min(0).max(1).describe('used / total, 0 to 1'),
@@ -326,9 +329,9 @@ export const SubnetFreeBlocksQuery = z
 export const SubnetFreeBlocks = extendApi(
   z
     .object({
-      subnet_id: Uuid,
-      network: z.string(),
-      prefix: z.number().int().min(1).max(128),
+      subnet_id: describedUuid('Id of the subnet (UUID)'),
+      network: z.string().describe('CIDR block of the subnet, e.g. 10.0.0.0/16'),
+      prefix: z.number().int().min(1).max(128).describe('Prefix length of the free blocks listed, e.g. 24'),
       blocks: z.array(z.string()).describe('Lowest free CIDR blocks of the wanted prefix, in address order'),
       total: z
         .number()
@@ -355,8 +358,8 @@ export const SubnetFreeBlocks = extendApi(
 export const SubnetOverlapSide = extendApi(
   z
     .object({
-      id: Uuid,
-      network: z.string(),
+      id: describedUuid('Unique id of the subnet (UUID)'),
+      network: z.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
       vrf_name: z.string().optional().describe('VRF name; omitted for the global space'),
     })
     .strict(),

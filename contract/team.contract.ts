@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Role } from './auth.contract';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, MessageResponse, Timestamp, Uuid } from './common/schemas';
+import { describedUuid, IdParams, MessageResponse, Timestamp, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Team');
@@ -15,8 +15,8 @@ export const TeamMemberParams = z.object({ user_id: Uuid.describe('User id of th
 export const TeamMember = extendApi(
   z
     .object({
-      user_id: Uuid,
-      email: z.string().email(),
+      user_id: describedUuid('Id of the member’s user account (UUID)'),
+      email: z.string().email().describe('Email address of the member, e.g. alice@example.com'),
       name: z.string().describe('Display name; empty when unknown'),
       role: Role,
       accepted_at: Timestamp.describe('When the user joined the organisation'),
@@ -38,8 +38,8 @@ export const TeamMember = extendApi(
 export const TeamInvitation = extendApi(
   z
     .object({
-      id: Uuid,
-      email: z.string().email(),
+      id: describedUuid('Unique id of the invitation (UUID)'),
+      email: z.string().email().describe('Email address the invitation was sent to, e.g. bob@example.com'),
       role: Role,
       expires_at: Timestamp.describe('The invitation link stops working after this time (7 days after creation)'),
       created_at: Timestamp,
@@ -60,6 +60,7 @@ export const TeamInvitation = extendApi(
 
 export const UpdateTeamMemberBody = extendApi(z.object({ role: Role }).strict(), {
   title: 'UpdateTeamMemberBody',
+  description: 'The member’s new role',
   example: { role: 'viewer' },
 });
 
@@ -70,7 +71,11 @@ export const CreateTeamInvitationBody = extendApi(
       role: Role,
     })
     .strict(),
-  { title: 'CreateTeamInvitationBody', example: { email: 'grace@example.com', role: 'editor' } },
+  {
+    title: 'CreateTeamInvitationBody',
+    description: 'Email address to invite and the role granted on acceptance',
+    example: { email: 'grace@example.com', role: 'editor' },
+  },
 );
 
 export const teamContract = c.router({

@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, Timestamp, text, Uuid } from './common/schemas';
+import { describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('VLANs');
@@ -11,11 +11,11 @@ const meta = access('VLANs');
 const VlanNumber = z.number().int().min(1).max(4094).describe('VLAN number, 1 to 4094, unique in the organisation');
 
 const vlanShape = {
-  id: Uuid,
+  id: describedUuid('Unique id of the VLAN (UUID)'),
   vlan_number: VlanNumber,
-  name: z.string(),
-  description: z.string(),
-  location_id: Uuid.nullable(),
+  name: z.string().describe('Display name of the VLAN, e.g. Servers'),
+  description: z.string().describe('Free-text description of the VLAN; empty when unset'),
+  location_id: Uuid.nullable().describe('Location of the VLAN; null when none'),
   created_at: Timestamp,
 };
 const example = {
@@ -41,19 +41,19 @@ export const CreateVlanBody = extendApi(
   z
     .object({
       vlan_number: VlanNumber,
-      name: text(200).optional(),
-      description: text().optional(),
+      name: text(200).optional().describe('Display name of the VLAN, e.g. Servers'),
+      description: text().optional().describe('Free-text description of the VLAN'),
       location_id: Uuid.nullable().optional().describe('Location of the VLAN'),
     })
     .strict(),
-  { title: 'CreateVlanBody', example: { vlan_number: 120, name: 'servers' } },
+  { title: 'CreateVlanBody', description: 'A new VLAN', example: { vlan_number: 120, name: 'servers' } },
 );
 export const UpdateVlanBody = extendApi(
   z
     .object({
       vlan_number: VlanNumber.optional(),
-      name: text(200).optional(),
-      description: text().optional(),
+      name: text(200).optional().describe('Display name of the VLAN, e.g. Servers'),
+      description: text().optional().describe('Free-text description of the VLAN'),
       location_id: Uuid.nullable().optional().describe('Location of the VLAN; null clears it'),
     })
     .strict(),

@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, requiredName, Timestamp, text, Uuid } from './common/schemas';
+import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
 const c = initContract();
 const meta = access('VRFs');
@@ -11,10 +11,10 @@ const meta = access('VRFs');
 const RouteDistinguisher = text(64).describe('Route distinguisher such as 65000:100');
 
 const vrfShape = {
-  id: Uuid,
-  name: z.string(),
-  rd: z.string(),
-  description: z.string(),
+  id: describedUuid('Unique id of the VRF (UUID)'),
+  name: z.string().describe('Display name of the VRF, e.g. customer-a'),
+  rd: z.string().describe('Route distinguisher, e.g. 65000:100'),
+  description: z.string().describe('Free-text description of the VRF; empty when unset'),
   created_at: Timestamp,
 };
 const example = {
@@ -44,17 +44,21 @@ export const CreateVrfBody = extendApi(
     .object({
       name: requiredName(100).describe('VRF name, unique in the organisation'),
       rd: RouteDistinguisher.optional(),
-      description: text().optional(),
+      description: text().optional().describe('Free-text description of the VRF'),
     })
     .strict(),
-  { title: 'CreateVrfBody', example: { name: 'customer-a', rd: '65000:100' } },
+  {
+    title: 'CreateVrfBody',
+    description: 'A new VRF (separate address space)',
+    example: { name: 'customer-a', rd: '65000:100' },
+  },
 );
 export const UpdateVrfBody = extendApi(
   z
     .object({
-      name: requiredName(100).optional(),
+      name: requiredName(100).optional().describe('Display name of the VRF, e.g. customer-a'),
       rd: RouteDistinguisher.optional(),
-      description: text().optional(),
+      description: text().optional().describe('Free-text description of the VRF'),
     })
     .strict(),
   { title: 'UpdateVrfBody', description: 'Only the fields given change', example: { rd: '65000:200' } },

@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import { describedUuid, IdParams, Offset, queryInt, Timestamp, text } from './common/schemas';
 
 const c = initContract();
 const meta = access('Webhooks');
@@ -64,9 +64,9 @@ const EXAMPLE_URL = 'https://hooks.example.com/ipam';
 export const Webhook = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the webhook (UUID)'),
       url: z.string().url().describe('Endpoint receiving the events'),
-      description: z.string(),
+      description: z.string().describe('Free-text description of the webhook; empty when unset'),
       event_types: z.array(WebhookEventType).describe('Event types delivered; an empty array means all'),
       is_active: z.boolean().describe('False when switched off, or deactivated after 50 consecutive failures or a 410'),
       failure_count: z.number().int().nonnegative().describe('Consecutive failed delivery attempts; reset on success'),
@@ -98,12 +98,12 @@ const WebhookSecretValue = z
 export const CreatedWebhook = extendApi(
   z
     .object({
-      id: Uuid,
-      url: z.string().url(),
+      id: describedUuid('Unique id of the webhook (UUID)'),
+      url: z.string().url().describe('HTTPS endpoint receiving the events, e.g. https://hooks.example.com/ipam'),
       secret: WebhookSecretValue,
-      description: z.string(),
-      event_types: z.array(WebhookEventType),
-      is_active: z.boolean(),
+      description: z.string().describe('Free-text description of the webhook; empty when unset'),
+      event_types: z.array(WebhookEventType).describe('Event types delivered to the endpoint, e.g. subnet.created'),
+      is_active: z.boolean().describe('Whether events are currently delivered'),
     })
     .strict(),
   {
@@ -124,7 +124,7 @@ export const CreateWebhookBody = extendApi(
   z
     .object({
       url: WebhookUrl,
-      description: text().optional(),
+      description: text().optional().describe('Free-text description of the webhook'),
       event_types: EventTypes.default([]),
     })
     .strict(),
@@ -139,7 +139,7 @@ export const UpdateWebhookBody = extendApi(
   z
     .object({
       url: WebhookUrl.optional(),
-      description: text().optional(),
+      description: text().optional().describe('Free-text description of the webhook'),
       event_types: EventTypes.optional(),
       is_active: z.boolean().optional().describe('Switch deliveries on or off'),
     })
@@ -150,10 +150,10 @@ export const UpdateWebhookBody = extendApi(
 export const WebhookDelivery = extendApi(
   z
     .object({
-      id: Uuid,
+      id: describedUuid('Unique id of the delivery (UUID)'),
       event_type: WebhookEventType,
       response_status: z.number().int().nullable().describe('HTTP status answered; null when no response arrived'),
-      duration_ms: z.number().int().nonnegative(),
+      duration_ms: z.number().int().nonnegative().describe('Round-trip time of the delivery attempt in milliseconds'),
       attempt: z.number().int().min(1).describe('1 for the first try, then one more per retry'),
       delivered_at: Timestamp,
     })
@@ -182,10 +182,10 @@ export const WebhookDeliveriesQuery = z
 export const WebhookTestResult = extendApi(
   z
     .object({
-      event_type: z.literal('ping'),
+      event_type: z.literal('ping').describe('Event type of the test delivery, always ping'),
       response_status: z.number().int().describe('2xx status the endpoint answered'),
-      duration_ms: z.number().int().nonnegative(),
-      attempt: z.number().int().min(1),
+      duration_ms: z.number().int().nonnegative().describe('Round-trip time of the test delivery in milliseconds'),
+      attempt: z.number().int().min(1).describe('Attempt number of the delivery, starting at 1'),
     })
     .strict(),
   {

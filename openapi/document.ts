@@ -52,7 +52,13 @@ function mapOperation(
   operation.security = authenticated ? [{ ApiKey: [] }, { SessionCookie: [] }] : [];
 
   for (const parameter of operation.parameters ?? []) {
-    if (parameter.schema) delete parameter.schema.nullable;
+    if (!parameter.schema) continue;
+    delete parameter.schema.nullable;
+    // ts-rest lifts a description onto path and query parameters but leaves a header's in its schema.
+    if (!parameter.description && parameter.schema.description) {
+      parameter.description = parameter.schema.description;
+      delete parameter.schema.description;
+    }
   }
   if (operation.requestBody) {
     const body = (route as { body?: { isOptional?: () => boolean } }).body;

@@ -27,15 +27,21 @@ export type ApiError = z.infer<typeof ApiError>;
 export const CheckoutCooldownError = extendApi(
   z
     .object({
-      error: z.string(),
-      code: z.literal('checkout_cooldown'),
-      retry_after_seconds: z.number().int().nonnegative(),
-      available_at: z.string().datetime(),
+      error: z.string().describe('Human-readable message naming when checkout becomes possible'),
+      code: z.literal('checkout_cooldown').describe('Machine-readable code, always checkout_cooldown'),
+      retry_after_seconds: z.number().int().nonnegative().describe('Seconds until checkout becomes possible'),
+      available_at: z.string().datetime().describe('RFC 3339 UTC timestamp from which checkout is possible'),
     })
     .strict(),
   {
     title: 'CheckoutCooldownError',
     description: 'Checkout refused while the organisation is younger than the checkout cooldown',
+    example: {
+      error: 'Checkout is available 24 hours after the organisation was created',
+      code: 'checkout_cooldown',
+      retry_after_seconds: 3600,
+      available_at: '2026-11-22T11:00:00.000Z',
+    },
   },
 );
 

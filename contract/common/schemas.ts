@@ -1,7 +1,11 @@
 import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
 
-export const Uuid = extendApi(z.string().uuid(), { example: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f' });
+const uuidExample = '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f';
+export const Uuid = extendApi(z.string().uuid(), { example: uuidExample });
+/** `Uuid` with a field description: `Uuid.describe()` would return a copy without the example. */
+export const describedUuid = (description: string) =>
+  extendApi(z.string().uuid().describe(description), { example: uuidExample });
 export const Timestamp = extendApi(z.string().datetime({ offset: true }), {
   description: 'RFC 3339 UTC timestamp',
   example: '2026-11-22T10:00:00.000Z',
@@ -10,10 +14,14 @@ export const Timestamp = extendApi(z.string().datetime({ offset: true }), {
 /** `{id}` in a path: a UUID, so a malformed one is a 400 before any lookup. */
 export const IdParams = z.object({ id: Uuid.describe('Resource id (UUID)') }).strict();
 
-export const MessageResponse = extendApi(z.object({ message: z.string() }).strict(), {
-  title: 'MessageResponse',
-  description: 'Confirmation message',
-});
+export const MessageResponse = extendApi(
+  z.object({ message: z.string().describe('Human-readable confirmation, e.g. Member removed') }).strict(),
+  {
+    title: 'MessageResponse',
+    description: 'Confirmation message',
+    example: { message: 'Member removed' },
+  },
+);
 
 /** Free-form object of string keys (custom fields, change sets, parsed records, headers). */
 export const FreeForm = z.record(z.string(), z.unknown());

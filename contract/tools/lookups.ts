@@ -188,7 +188,7 @@ export const ToolsSslCertificate = extendApi(
       not_before: Timestamp.describe('Start of the validity window'),
       not_after: Timestamp.describe('End of the validity window'),
       days_remaining: z.number().int().describe('Whole days until not_after; negative once expired'),
-      is_expired: z.boolean(),
+      is_expired: z.boolean().describe('Whether the certificate’s validity period has ended'),
     })
     .strict(),
   {
@@ -259,15 +259,17 @@ export const ToolsSpfMechanism = extendApi(
 export const ToolsSpfCheck = extendApi(
   z
     .object({
-      domain: z.string(),
+      domain: z.string().describe('Domain checked, e.g. example.com'),
       found: z.boolean().describe('A `v=spf1` TXT record exists'),
       valid: z.boolean().describe('Exactly one record, syntactically valid, within the lookup limit'),
       raw: z.string().nullable().describe('The SPF record; null when not found'),
-      mechanisms: z.array(ToolsSpfMechanism),
+      mechanisms: z
+        .array(ToolsSpfMechanism)
+        .describe('Mechanisms of the SPF record in order, e.g. include:_spf.google.com'),
       dns_lookup_count: z.number().int().nonnegative().describe('DNS-querying terms counted, includes followed'),
       dns_lookup_limit: z.literal(10).describe('The RFC 7208 limit of 10 DNS lookups'),
-      warnings: z.array(z.string()),
-      errors: z.array(z.string()),
+      warnings: z.array(z.string()).describe('Problems that do not invalidate the record'),
+      errors: z.array(z.string()).describe('Problems that invalidate the record'),
     })
     .strict(),
   {
@@ -293,15 +295,15 @@ export const ToolsSpfCheck = extendApi(
 export const ToolsDmarcCheck = extendApi(
   z
     .object({
-      domain: z.string(),
+      domain: z.string().describe('Domain checked, e.g. example.com'),
       found: z.boolean().describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`'),
-      valid: z.boolean(),
+      valid: z.boolean().describe('Whether a valid DMARC record was found'),
       policy: z.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent'),
       subdomain_policy: z.string().nullable().describe('`sp` tag; null when absent'),
       raw: z.string().nullable().describe('The DMARC record; null when not found'),
       tags: FreeForm.describe('Every tag of the record, name → value'),
-      warnings: z.array(z.string()),
-      errors: z.array(z.string()),
+      warnings: z.array(z.string()).describe('Problems that do not invalidate the record'),
+      errors: z.array(z.string()).describe('Problems that invalidate the record'),
     })
     .strict(),
   {
@@ -326,7 +328,7 @@ export const ToolsBlacklistResult = extendApi(
     .object({
       list: z.string().describe('Name of the blocklist'),
       zone: z.string().describe('DNS zone queried'),
-      listed: z.boolean(),
+      listed: z.boolean().describe('Whether the address is listed on this blocklist'),
     })
     .strict(),
   {
@@ -342,7 +344,7 @@ export const ToolsBlacklistCheck = extendApi(
       ip: z.string().describe('The IP checked'),
       listed_count: z.number().int().nonnegative().describe('Number of blocklists listing the IP'),
       total_checked: z.number().int().nonnegative().describe('Number of blocklists checked (7)'),
-      results: z.array(ToolsBlacklistResult),
+      results: z.array(ToolsBlacklistResult).describe('One result per blocklist queried'),
     })
     .strict(),
   {
@@ -366,7 +368,7 @@ export const ToolsAsnLookup = extendApi(
       query: z.string().describe('The IP or AS number queried'),
       type: z.enum(['ip', 'asn']).describe('Whether the query was an IP or an AS number'),
       asn: z.number().int().nonnegative().nullable().describe('AS number; null when none is found'),
-      as_name: z.string().nullable(),
+      as_name: z.string().nullable().describe('Name of the autonomous system, e.g. GOOGLE'),
       prefix: z.string().nullable().describe('Announced prefix (CIDR) containing the IP'),
       country: z.string().nullable().describe('ISO 3166-1 alpha-2 country code'),
       rir: z.string().nullable().describe('Regional internet registry, e.g. arin, ripencc'),

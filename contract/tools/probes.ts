@@ -6,7 +6,7 @@ import { FreeForm, Timestamp } from '../common/schemas';
 export const ToolsHttp2Check = extendApi(
   z
     .object({
-      host: z.string(),
+      host: z.string().describe('Host checked, e.g. example.com'),
       http11: z.boolean().describe('HTTP/1.1 is offered'),
       http2: z.boolean().describe('HTTP/2 is offered (ALPN h2)'),
       http3_advertised: z.boolean().describe('An `Alt-Svc` header advertises HTTP/3 (h3)'),
@@ -31,7 +31,7 @@ export const ToolsHttp2Check = extendApi(
 export const ToolsPingResult = extendApi(
   z
     .object({
-      port: z.number().int().min(1).max(65535),
+      port: z.number().int().min(1).max(65535).describe('TCP port probed, e.g. 443'),
       open: z.boolean().describe('A TCP connection was accepted'),
       latency_ms: z.number().nonnegative().nullable().describe('TCP connect time in milliseconds; null when not open'),
     })
@@ -46,9 +46,9 @@ export const ToolsPingResult = extendApi(
 export const ToolsPing = extendApi(
   z
     .object({
-      host: z.string(),
+      host: z.string().describe('Host probed, e.g. example.com'),
       ip: z.string().describe('The address the host resolved to and that was probed'),
-      results: z.array(ToolsPingResult),
+      results: z.array(ToolsPingResult).describe('One result per probe, in order'),
       checked_at: Timestamp,
     })
     .strict(),
@@ -70,10 +70,10 @@ export const ToolsPing = extendApi(
 export const ToolsPortResult = extendApi(
   z
     .object({
-      port: z.number().int().min(1).max(65535),
+      port: z.number().int().min(1).max(65535).describe('TCP port probed, e.g. 22'),
       service: z.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
       category: z.string().describe('Group of the service, e.g. web, mail, database, remote'),
-      open: z.boolean(),
+      open: z.boolean().describe('Whether the port accepted a connection'),
       latency_ms: z
         .number()
         .nonnegative()
@@ -91,10 +91,10 @@ export const ToolsPortResult = extendApi(
 export const ToolsPortScan = extendApi(
   z
     .object({
-      host: z.string(),
-      open_count: z.number().int().nonnegative(),
+      host: z.string().describe('Host scanned, e.g. example.com'),
+      open_count: z.number().int().nonnegative().describe('Number of open ports found'),
       total: z.number().int().nonnegative().describe('Number of ports scanned'),
-      results: z.array(ToolsPortResult),
+      results: z.array(ToolsPortResult).describe('One result per port scanned'),
     })
     .strict(),
   {
@@ -134,9 +134,9 @@ export const ToolsTracerouteHop = extendApi(
 export const ToolsTraceroute = extendApi(
   z
     .object({
-      host: z.string(),
+      host: z.string().describe('Host traced, e.g. example.com'),
       ip: z.string().describe('The address the host resolved to'),
-      hops: z.array(ToolsTracerouteHop),
+      hops: z.array(ToolsTracerouteHop).describe('Hops on the route, nearest first'),
     })
     .strict(),
   {
@@ -195,7 +195,7 @@ export const ToolsRequestHeaders = extendApi(
 export const ToolsSecurityHeader = extendApi(
   z
     .object({
-      present: z.boolean(),
+      present: z.boolean().describe('Whether the header is present in the response'),
       value: z.string().nullable().describe('The header value; null when absent'),
     })
     .strict(),
@@ -265,4 +265,9 @@ export const ToolsHeadersResult = extendApi(z.union([ToolsRequestHeaders, ToolsR
   title: 'ToolsHeadersResult',
   description:
     'Without `url`: the caller’s own request. With `url`: the remote site’s response headers and security checklist',
+  example: {
+    headers: { host: 'ipam.example.com', 'user-agent': 'curl/8.5.0', accept: '*/*' },
+    method: 'GET',
+    proto: 'HTTP/1.1',
+  },
 });

@@ -97,6 +97,32 @@ describe('the OpenAPI document', () => {
     expect(limit('/api/v1/webhooks/{id}/deliveries', 'limit')).toMatchObject({ maximum: 100, default: 50 });
     expect(limit('/api/v1/search', 'q')).toMatchObject({ maxLength: 500 });
   });
+
+  it('describes every component schema, every field and every parameter, and gives every schema an example', () => {
+    const missing: string[] = [];
+    const walk = (schema: Record<string, any> | undefined, path: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      for (const key of ['allOf', 'oneOf', 'anyOf'])
+        for (const [i, sub] of (schema[key] ?? []).entries()) walk(sub, `${path}/${key}[${i}]`);
+      if (schema.items) walk(schema.items, `${path}[]`);
+      if (typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${path}{}`);
+      for (const [name, property] of Object.entries<Record<string, any>>(schema.properties ?? {})) {
+        if (property.$ref) continue;
+        if (!property.description) missing.push(`${path}.${name}: description`);
+        walk(property, `${path}.${name}`);
+      }
+    };
+    for (const [name, schema] of Object.entries<Record<string, any>>(committed.components.schemas)) {
+      if (!schema.description) missing.push(`${name}: description`);
+      if (schema.example === undefined && schema.examples === undefined) missing.push(`${name}: example`);
+      walk(schema, name);
+    }
+    for (const op of operations)
+      for (const parameter of op.parameters ?? []) {
+        if (!parameter.description) missing.push(`${op.operationId} ${parameter.in} ${parameter.name}: description`);
+      }
+    expect(missing).toEqual([]);
+  });
 });
 
 describe('served documentation', () => {

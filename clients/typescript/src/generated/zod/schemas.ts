@@ -14,11 +14,12 @@ export const SendMagicLinkBody = zod
   .object({
     email: zod.string().email().max(sendMagicLinkBodyEmailMax).describe('Address the sign-in link is sent to'),
   })
-  .strict();
+  .strict()
+  .describe('Email address to send a one-time sign-in link to');
 
 export const SendMagicLinkResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -66,8 +67,8 @@ export const GetCurrentUserResponse = zod
   .object({
     user: zod
       .object({
-        id: zod.string().uuid(),
-        email: zod.string().email(),
+        id: zod.string().uuid().describe('Unique id of the user (UUID)'),
+        email: zod.string().email().describe('Email address of the user, e.g. alice@example.com'),
         name: zod.string().describe('Display name; empty when the sign-in method gave none'),
         email_verified: zod
           .boolean()
@@ -77,7 +78,7 @@ export const GetCurrentUserResponse = zod
       .describe('A signed-in person'),
     organization: zod
       .object({
-        id: zod.string().uuid(),
+        id: zod.string().uuid().describe('Unique id of the organisation (UUID)'),
         name: zod
           .string()
           .max(getCurrentUserResponseOrganizationNameMax)
@@ -104,7 +105,7 @@ export const GetCurrentUserResponse = zod
  */
 export const EndSessionResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -114,7 +115,7 @@ export const EndSessionResponse = zod
  */
 export const DeleteAccountResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -138,10 +139,10 @@ export const AcceptInvitationResponse = zod.void();
  */
 export const ListFoldersResponseItem = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    description: zod.string(),
-    sort_order: zod.number().int(),
+    id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
+    name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
+    description: zod.string().describe('Free-text description of the folder; empty when unset'),
+    sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -170,14 +171,15 @@ export const CreateFolderBody = zod
       .optional()
       .describe('Ordering hint for clients'),
   })
-  .strict();
+  .strict()
+  .describe('A new folder');
 
 export const CreateFolderResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    description: zod.string(),
-    sort_order: zod.number().int(),
+    id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
+    name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
+    description: zod.string().describe('Free-text description of the folder; empty when unset'),
+    sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -194,10 +196,10 @@ export const GetFolderParams = zod
 
 export const GetFolderResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    description: zod.string(),
-    sort_order: zod.number().int(),
+    id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
+    name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
+    description: zod.string().describe('Free-text description of the folder; empty when unset'),
+    sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -241,10 +243,10 @@ export const UpdateFolderBody = zod
 
 export const UpdateFolderResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    description: zod.string(),
-    sort_order: zod.number().int(),
+    id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
+    name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
+    description: zod.string().describe('Free-text description of the folder; empty when unset'),
+    sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -282,7 +284,7 @@ export const listSubnetsResponseVlanNumberMax = 4094;
 
 export const ListSubnetsResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
     folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
     parent_id: zod
       .string()
@@ -290,16 +292,16 @@ export const ListSubnetsResponseItem = zod
       .optional()
       .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
     network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-    name: zod.string(),
-    description: zod.string(),
-    vlan_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+    vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
     vrf_id: zod.string().uuid().nullable().describe('VRF (address space) of the subnet; null for the global space'),
-    location_id: zod.string().uuid().nullable(),
+    location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
     is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
     gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
     dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
     dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-    scan_enabled: zod.boolean(),
+    scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
     tracked: zod
       .boolean()
       .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
@@ -350,8 +352,12 @@ export const createSubnetBodyDescriptionMax = 1000;
 export const CreateSubnetBody = zod
   .object({
     network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48. Required; immutable'),
-    name: zod.string().max(createSubnetBodyNameMax).optional(),
-    description: zod.string().max(createSubnetBodyDescriptionMax).optional(),
+    name: zod.string().max(createSubnetBodyNameMax).optional().describe('Display name of the subnet, e.g. Servers'),
+    description: zod
+      .string()
+      .max(createSubnetBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the subnet, e.g. Rack R12 servers'),
     folder_id: zod.string().uuid().nullish().describe('Folder id, or null for none'),
     vlan_id: zod.string().uuid().nullish().describe('VLAN id, or null for none'),
     vrf_id: zod.string().uuid().nullish().describe('VRF (omit or null for the global space) id, or null for none'),
@@ -361,7 +367,7 @@ export const CreateSubnetBody = zod
     dns_secondary: zod.string().optional().describe('Secondary DNS server IP (IPv4 or IPv6)'),
     is_pool: zod.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
     tracked: zod.boolean().optional().describe('Default true; false makes a structure-only container'),
-    scan_enabled: zod.boolean().optional(),
+    scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
   })
   .strict()
@@ -388,7 +394,7 @@ export const createSubnetResponseTwoSubnetVlanNumberMax = 4094;
 export const CreateSubnetResponse = zod.union([
   zod
     .object({
-      id: zod.string().uuid(),
+      id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
       folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
       parent_id: zod
         .string()
@@ -396,16 +402,16 @@ export const CreateSubnetResponse = zod.union([
         .optional()
         .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
       network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-      name: zod.string(),
-      description: zod.string(),
-      vlan_id: zod.string().uuid().nullable(),
+      name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+      description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+      vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
       vrf_id: zod.string().uuid().nullable().describe('VRF (address space) of the subnet; null for the global space'),
-      location_id: zod.string().uuid().nullable(),
+      location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
       is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
       gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
       dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
       dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-      scan_enabled: zod.boolean(),
+      scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
       tracked: zod
         .boolean()
         .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
@@ -447,7 +453,7 @@ export const CreateSubnetResponse = zod.union([
     .object({
       subnet: zod
         .object({
-          id: zod.string().uuid(),
+          id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
           folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
           parent_id: zod
             .string()
@@ -455,20 +461,20 @@ export const CreateSubnetResponse = zod.union([
             .optional()
             .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
           network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-          name: zod.string(),
-          description: zod.string(),
-          vlan_id: zod.string().uuid().nullable(),
+          name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+          description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+          vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
           vrf_id: zod
             .string()
             .uuid()
             .nullable()
             .describe('VRF (address space) of the subnet; null for the global space'),
-          location_id: zod.string().uuid().nullable(),
+          location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
           is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
           gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
           dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
           dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-          scan_enabled: zod.boolean(),
+          scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
           tracked: zod
             .boolean()
             .describe(
@@ -512,9 +518,9 @@ export const CreateSubnetResponse = zod.union([
         .array(
           zod
             .object({
-              id: zod.string().uuid(),
+              id: zod.string().uuid().describe('Unique id of the overlapping subnet (UUID)'),
               network: zod.string().describe('CIDR block of the overlapping subnet'),
-              name: zod.string(),
+              name: zod.string().describe('Display name of the overlapping subnet, e.g. Customer A core'),
               vrf_name: zod.string().describe('VRF the overlapping subnet belongs to'),
             })
             .describe('A subnet in another VRF whose range overlaps the new subnet'),
@@ -534,15 +540,15 @@ export const ListSubnetOverlapsResponseItem = zod
   .object({
     subnet_a: zod
       .object({
-        id: zod.string().uuid(),
-        network: zod.string(),
+        id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
+        network: zod.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
         vrf_name: zod.string().optional().describe('VRF name; omitted for the global space'),
       })
       .describe('One subnet of an overlapping pair'),
     subnet_b: zod
       .object({
-        id: zod.string().uuid(),
-        network: zod.string(),
+        id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
+        network: zod.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
         vrf_name: zod.string().optional().describe('VRF name; omitted for the global space'),
       })
       .describe('One subnet of an overlapping pair'),
@@ -576,7 +582,7 @@ export const getSubnetResponseVlanNumberMax = 4094;
 
 export const GetSubnetResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
     folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
     parent_id: zod
       .string()
@@ -584,16 +590,16 @@ export const GetSubnetResponse = zod
       .optional()
       .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
     network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-    name: zod.string(),
-    description: zod.string(),
-    vlan_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+    vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
     vrf_id: zod.string().uuid().nullable().describe('VRF (address space) of the subnet; null for the global space'),
-    location_id: zod.string().uuid().nullable(),
+    location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
     is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
     gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
     dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
     dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-    scan_enabled: zod.boolean(),
+    scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
     tracked: zod
       .boolean()
       .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
@@ -631,9 +637,9 @@ export const GetSubnetResponse = zod
       .array(
         zod
           .object({
-            id: zod.string().uuid(),
+            id: zod.string().uuid().describe('Unique id of the child subnet (UUID)'),
             network: zod.string().describe('CIDR block of the child subnet'),
-            name: zod.string(),
+            name: zod.string().describe('Display name of the child subnet, e.g. Servers A'),
           })
           .describe('A direct child of a subnet'),
       )
@@ -660,8 +666,12 @@ export const updateSubnetBodyVrfMax = 200;
 
 export const UpdateSubnetBody = zod
   .object({
-    name: zod.string().max(updateSubnetBodyNameMax).optional(),
-    description: zod.string().max(updateSubnetBodyDescriptionMax).optional(),
+    name: zod.string().max(updateSubnetBodyNameMax).optional().describe('Display name of the subnet, e.g. Servers'),
+    description: zod
+      .string()
+      .max(updateSubnetBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the subnet'),
     folder_id: zod.string().uuid().nullish().describe('Folder id, or null for none'),
     location_id: zod.string().uuid().nullish().describe('Location id, or null for none'),
     vlan: zod
@@ -676,9 +686,12 @@ export const UpdateSubnetBody = zod
       .describe(
         'VRF name; created when missing; an empty string moves the subnet to the global space. Moving is duplicate-checked',
       ),
-    is_pool: zod.boolean().optional(),
-    tracked: zod.boolean().optional(),
-    scan_enabled: zod.boolean().optional(),
+    is_pool: zod.boolean().optional().describe('A pool: every address is usable, network and broadcast included'),
+    tracked: zod
+      .boolean()
+      .optional()
+      .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
+    scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
     gateway: zod.string().nullish().describe('Gateway IP (IPv4 or IPv6); null clears'),
     dns_primary: zod.string().nullish().describe('Primary DNS server IP; null clears'),
     dns_secondary: zod.string().nullish().describe('Secondary DNS server IP; null clears'),
@@ -698,7 +711,7 @@ export const updateSubnetResponseVlanNumberMax = 4094;
 
 export const UpdateSubnetResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
     folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
     parent_id: zod
       .string()
@@ -706,16 +719,16 @@ export const UpdateSubnetResponse = zod
       .optional()
       .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
     network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
-    name: zod.string(),
-    description: zod.string(),
-    vlan_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+    vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
     vrf_id: zod.string().uuid().nullable().describe('VRF (address space) of the subnet; null for the global space'),
-    location_id: zod.string().uuid().nullable(),
+    location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
     is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
     gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
     dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
     dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
-    scan_enabled: zod.boolean(),
+    scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
     tracked: zod
       .boolean()
       .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
@@ -788,11 +801,12 @@ export const SplitSubnetBody = zod
       .max(splitSubnetBodyPartsMax)
       .describe('Number of equal parts: a power of two from 2 to 1024'),
   })
-  .strict();
+  .strict()
+  .describe('How many equal parts to split the subnet into');
 
 export const SplitSubnetResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the new subnet (UUID)'),
     network: zod.string().describe('CIDR block of the new subnet'),
   })
   .describe('A subnet created by a split');
@@ -817,8 +831,8 @@ export const getSubnetUsageResponseUtilizationMax = 1;
 
 export const GetSubnetUsageResponse = zod
   .object({
-    subnet_id: zod.string().uuid(),
-    network: zod.string(),
+    subnet_id: zod.string().uuid().describe('Id of the subnet (UUID)'),
+    network: zod.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
     used: zod
       .number()
       .int()
@@ -895,9 +909,14 @@ export const getSubnetFreeBlocksResponseTotalMin = 0;
 
 export const GetSubnetFreeBlocksResponse = zod
   .object({
-    subnet_id: zod.string().uuid(),
-    network: zod.string(),
-    prefix: zod.number().int().min(1).max(getSubnetFreeBlocksResponsePrefixMax),
+    subnet_id: zod.string().uuid().describe('Id of the subnet (UUID)'),
+    network: zod.string().describe('CIDR block of the subnet, e.g. 10.0.0.0/16'),
+    prefix: zod
+      .number()
+      .int()
+      .min(1)
+      .max(getSubnetFreeBlocksResponsePrefixMax)
+      .describe('Prefix length of the free blocks listed, e.g. 24'),
     blocks: zod.array(zod.string()).describe('Lowest free CIDR blocks of the wanted prefix, in address order'),
     total: zod
       .number()
@@ -946,16 +965,16 @@ export const ListSubnetAddressesQueryParams = zod
 
 export const ListSubnetAddressesResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
     subnet_id: zod.string().uuid().describe('Subnet the address belongs to: the smallest subnet containing it'),
     ip: zod.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
-    hostname: zod.string(),
+    hostname: zod.string().describe('Hostname, e.g. web-01.example.com'),
     mac_address: zod.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the address; empty when unset'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
-    owner: zod.string(),
+    owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
     last_seen: zod
@@ -1002,7 +1021,11 @@ export const CreateAddressBody = zod
       .describe(
         'MAC address: aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabbccddeeff; stored as lower-case colon-separated hex. An empty string clears it',
       ),
-    description: zod.string().max(createAddressBodyDescriptionMax).optional(),
+    description: zod
+      .string()
+      .max(createAddressBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the address, e.g. Primary web server'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .default(createAddressBodyStatusDefault)
@@ -1010,20 +1033,21 @@ export const CreateAddressBody = zod
     owner: zod.string().max(createAddressBodyOwnerMax).optional().describe('Person or team responsible'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
   })
-  .strict();
+  .strict()
+  .describe('A new IP address record in the subnet');
 
 export const CreateAddressResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
     subnet_id: zod.string().uuid().describe('Subnet the address belongs to: the smallest subnet containing it'),
     ip: zod.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
-    hostname: zod.string(),
+    hostname: zod.string().describe('Hostname, e.g. web-01.example.com'),
     mac_address: zod.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the address; empty when unset'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
-    owner: zod.string(),
+    owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
     last_seen: zod
@@ -1062,7 +1086,8 @@ export const BatchCreateAddressesBody = zod
       .default(batchCreateAddressesBodyStatusDefault)
       .describe('Status of every created address; default reserved'),
   })
-  .strict();
+  .strict()
+  .describe('IP addresses to record at once, all with the same status');
 
 export const batchCreateAddressesResponseCreatedMin = 0;
 
@@ -1110,7 +1135,8 @@ export const BatchDeleteAddressesBody = zod
   .object({
     ids: zod.array(zod.string().uuid()).min(1).max(batchDeleteAddressesBodyIdsMax).describe('1 to 500 address ids'),
   })
-  .strict();
+  .strict()
+  .describe('Ids of the address records to delete at once');
 
 export const batchDeleteAddressesResponseDeletedMin = 0;
 
@@ -1132,16 +1158,16 @@ export const GetAddressParams = zod
 
 export const GetAddressResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
     subnet_id: zod.string().uuid().describe('Subnet the address belongs to: the smallest subnet containing it'),
     ip: zod.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
-    hostname: zod.string(),
+    hostname: zod.string().describe('Hostname, e.g. web-01.example.com'),
     mac_address: zod.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the address; empty when unset'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
-    owner: zod.string(),
+    owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
     last_seen: zod
@@ -1183,7 +1209,11 @@ export const UpdateAddressBody = zod
       .describe(
         'MAC address: aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or aabbccddeeff; stored as lower-case colon-separated hex. An empty string clears it',
       ),
-    description: zod.string().max(updateAddressBodyDescriptionMax).optional(),
+    description: zod
+      .string()
+      .max(updateAddressBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the address, e.g. Primary web server'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .optional()
@@ -1196,16 +1226,16 @@ export const UpdateAddressBody = zod
 
 export const UpdateAddressResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
     subnet_id: zod.string().uuid().describe('Subnet the address belongs to: the smallest subnet containing it'),
     ip: zod.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
-    hostname: zod.string(),
+    hostname: zod.string().describe('Hostname, e.g. web-01.example.com'),
     mac_address: zod.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the address; empty when unset'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
-    owner: zod.string(),
+    owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
     custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
     last_seen: zod
@@ -1238,16 +1268,16 @@ export const listVlansResponseVlanNumberMax = 4094;
 
 export const ListVlansResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the VLAN (UUID)'),
     vlan_number: zod
       .number()
       .int()
       .min(1)
       .max(listVlansResponseVlanNumberMax)
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string(),
-    description: zod.string(),
-    location_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
+    location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets assigned to this VLAN'),
   })
@@ -1272,26 +1302,31 @@ export const CreateVlanBody = zod
       .min(1)
       .max(createVlanBodyVlanNumberMax)
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string().max(createVlanBodyNameMax).optional(),
-    description: zod.string().max(createVlanBodyDescriptionMax).optional(),
+    name: zod.string().max(createVlanBodyNameMax).optional().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod
+      .string()
+      .max(createVlanBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the VLAN'),
     location_id: zod.string().uuid().nullish().describe('Location of the VLAN'),
   })
-  .strict();
+  .strict()
+  .describe('A new VLAN');
 
 export const createVlanResponseVlanNumberMax = 4094;
 
 export const CreateVlanResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the VLAN (UUID)'),
     vlan_number: zod
       .number()
       .int()
       .min(1)
       .max(createVlanResponseVlanNumberMax)
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string(),
-    description: zod.string(),
-    location_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
+    location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -1310,16 +1345,16 @@ export const getVlanResponseVlanNumberMax = 4094;
 
 export const GetVlanResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the VLAN (UUID)'),
     vlan_number: zod
       .number()
       .int()
       .min(1)
       .max(getVlanResponseVlanNumberMax)
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string(),
-    description: zod.string(),
-    location_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
+    location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -1349,8 +1384,12 @@ export const UpdateVlanBody = zod
       .max(updateVlanBodyVlanNumberMax)
       .optional()
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string().max(updateVlanBodyNameMax).optional(),
-    description: zod.string().max(updateVlanBodyDescriptionMax).optional(),
+    name: zod.string().max(updateVlanBodyNameMax).optional().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod
+      .string()
+      .max(updateVlanBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the VLAN'),
     location_id: zod.string().uuid().nullish().describe('Location of the VLAN; null clears it'),
   })
   .strict()
@@ -1360,16 +1399,16 @@ export const updateVlanResponseVlanNumberMax = 4094;
 
 export const UpdateVlanResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the VLAN (UUID)'),
     vlan_number: zod
       .number()
       .int()
       .min(1)
       .max(updateVlanResponseVlanNumberMax)
       .describe('VLAN number, 1 to 4094, unique in the organisation'),
-    name: zod.string(),
-    description: zod.string(),
-    location_id: zod.string().uuid().nullable(),
+    name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
+    location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -1392,10 +1431,10 @@ export const DeleteVlanResponse = zod.void();
  */
 export const ListVrfsResponseItem = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    rd: zod.string(),
-    description: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
+    name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
+    rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
+    description: zod.string().describe('Free-text description of the VRF; empty when unset'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets in this VRF'),
   })
@@ -1416,16 +1455,17 @@ export const CreateVrfBody = zod
   .object({
     name: zod.string().min(1).max(createVrfBodyNameMax).describe('VRF name, unique in the organisation'),
     rd: zod.string().max(createVrfBodyRdMax).optional().describe('Route distinguisher such as 65000:100'),
-    description: zod.string().max(createVrfBodyDescriptionMax).optional(),
+    description: zod.string().max(createVrfBodyDescriptionMax).optional().describe('Free-text description of the VRF'),
   })
-  .strict();
+  .strict()
+  .describe('A new VRF (separate address space)');
 
 export const CreateVrfResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    rd: zod.string(),
-    description: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
+    name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
+    rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
+    description: zod.string().describe('Free-text description of the VRF; empty when unset'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -1442,10 +1482,10 @@ export const GetVrfParams = zod
 
 export const GetVrfResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    rd: zod.string(),
-    description: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
+    name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
+    rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
+    description: zod.string().describe('Free-text description of the VRF; empty when unset'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -1468,19 +1508,19 @@ export const updateVrfBodyDescriptionMax = 1000;
 
 export const UpdateVrfBody = zod
   .object({
-    name: zod.string().min(1).max(updateVrfBodyNameMax).optional(),
+    name: zod.string().min(1).max(updateVrfBodyNameMax).optional().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().max(updateVrfBodyRdMax).optional().describe('Route distinguisher such as 65000:100'),
-    description: zod.string().max(updateVrfBodyDescriptionMax).optional(),
+    description: zod.string().max(updateVrfBodyDescriptionMax).optional().describe('Free-text description of the VRF'),
   })
   .strict()
   .describe('Only the fields given change');
 
 export const UpdateVrfResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    rd: zod.string(),
-    description: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
+    name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
+    rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
+    description: zod.string().describe('Free-text description of the VRF; empty when unset'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -1503,9 +1543,9 @@ export const DeleteVrfResponse = zod.void();
  */
 export const ListLocationsResponseItem = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    address: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the location (UUID)'),
+    name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
+    address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets at this location'),
     vlan_count: zod.number().int().describe('VLANs at this location'),
@@ -1526,13 +1566,14 @@ export const CreateLocationBody = zod
     name: zod.string().min(1).max(createLocationBodyNameMax).describe('Location name, unique in the organisation'),
     address: zod.string().max(createLocationBodyAddressMax).optional().describe('Postal address'),
   })
-  .strict();
+  .strict()
+  .describe('A new location');
 
 export const CreateLocationResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    address: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the location (UUID)'),
+    name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
+    address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -1549,9 +1590,9 @@ export const GetLocationParams = zod
 
 export const GetLocationResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    address: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the location (UUID)'),
+    name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
+    address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -1572,17 +1613,26 @@ export const updateLocationBodyAddressMax = 500;
 
 export const UpdateLocationBody = zod
   .object({
-    name: zod.string().min(1).max(updateLocationBodyNameMax).optional(),
-    address: zod.string().max(updateLocationBodyAddressMax).optional(),
+    name: zod
+      .string()
+      .min(1)
+      .max(updateLocationBodyNameMax)
+      .optional()
+      .describe('New display name of the location, e.g. Frankfurt DC1'),
+    address: zod
+      .string()
+      .max(updateLocationBodyAddressMax)
+      .optional()
+      .describe('New postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
   })
   .strict()
   .describe('Only the fields given change');
 
 export const UpdateLocationResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
-    address: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the location (UUID)'),
+    name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
+    address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -1607,9 +1657,9 @@ export const listWebhooksResponseFailureCountMin = 0;
 
 export const ListWebhooksResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the webhook (UUID)'),
     url: zod.string().url().describe('Endpoint receiving the events'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the webhook; empty when unset'),
     event_types: zod
       .array(
         zod
@@ -1671,7 +1721,11 @@ export const CreateWebhookBody = zod
       .describe(
         'HTTPS endpoint that receives the events. The server refuses http (allowed only for operator-allowed test addresses) and any host resolving to a private, loopback or otherwise internal address (400).',
       ),
-    description: zod.string().max(createWebhookBodyDescriptionMax).optional(),
+    description: zod
+      .string()
+      .max(createWebhookBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the webhook'),
     event_types: zod
       .array(
         zod
@@ -1708,41 +1762,43 @@ export const CreateWebhookBody = zod
 
 export const CreateWebhookResponse = zod
   .object({
-    id: zod.string().uuid(),
-    url: zod.string().url(),
+    id: zod.string().uuid().describe('Unique id of the webhook (UUID)'),
+    url: zod.string().url().describe('HTTPS endpoint receiving the events, e.g. https://hooks.example.com/ipam'),
     secret: zod
       .string()
       .describe(
         'Signing secret (`whsec_` + base64 key) for the Standard Webhooks `webhook-signature` header; shown only here',
       ),
-    description: zod.string(),
-    event_types: zod.array(
-      zod
-        .enum([
-          'folder.created',
-          'folder.updated',
-          'folder.deleted',
-          'subnet.created',
-          'subnet.updated',
-          'subnet.deleted',
-          'subnet.split',
-          'address.created',
-          'address.updated',
-          'address.deleted',
-          'vlan.created',
-          'vlan.updated',
-          'vlan.deleted',
-          'vrf.created',
-          'vrf.updated',
-          'vrf.deleted',
-          'location.created',
-          'location.updated',
-          'location.deleted',
-          'ping',
-        ])
-        .describe('An event type; `ping` is sent only by the test endpoint'),
-    ),
-    is_active: zod.boolean(),
+    description: zod.string().describe('Free-text description of the webhook; empty when unset'),
+    event_types: zod
+      .array(
+        zod
+          .enum([
+            'folder.created',
+            'folder.updated',
+            'folder.deleted',
+            'subnet.created',
+            'subnet.updated',
+            'subnet.deleted',
+            'subnet.split',
+            'address.created',
+            'address.updated',
+            'address.deleted',
+            'vlan.created',
+            'vlan.updated',
+            'vlan.deleted',
+            'vrf.created',
+            'vrf.updated',
+            'vrf.deleted',
+            'location.created',
+            'location.updated',
+            'location.deleted',
+            'ping',
+          ])
+          .describe('An event type; `ping` is sent only by the test endpoint'),
+      )
+      .describe('Event types delivered to the endpoint, e.g. subnet.created'),
+    is_active: zod.boolean().describe('Whether events are currently delivered'),
   })
   .describe('A new subscription with its signing secret, shown once');
 
@@ -1760,9 +1816,9 @@ export const getWebhookResponseFailureCountMin = 0;
 
 export const GetWebhookResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the webhook (UUID)'),
     url: zod.string().url().describe('Endpoint receiving the events'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the webhook; empty when unset'),
     event_types: zod
       .array(
         zod
@@ -1829,7 +1885,11 @@ export const UpdateWebhookBody = zod
       .describe(
         'HTTPS endpoint that receives the events. The server refuses http (allowed only for operator-allowed test addresses) and any host resolving to a private, loopback or otherwise internal address (400).',
       ),
-    description: zod.string().max(updateWebhookBodyDescriptionMax).optional(),
+    description: zod
+      .string()
+      .max(updateWebhookBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the webhook'),
     event_types: zod
       .array(
         zod
@@ -1869,9 +1929,9 @@ export const updateWebhookResponseFailureCountMin = 0;
 
 export const UpdateWebhookResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the webhook (UUID)'),
     url: zod.string().url().describe('Endpoint receiving the events'),
-    description: zod.string(),
+    description: zod.string().describe('Free-text description of the webhook; empty when unset'),
     event_types: zod
       .array(
         zod
@@ -1962,7 +2022,7 @@ export const listWebhookDeliveriesResponseDurationMsMin = 0;
 
 export const ListWebhookDeliveriesResponseItem = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the delivery (UUID)'),
     event_type: zod
       .enum([
         'folder.created',
@@ -1988,7 +2048,11 @@ export const ListWebhookDeliveriesResponseItem = zod
       ])
       .describe('An event type; `ping` is sent only by the test endpoint'),
     response_status: zod.number().int().nullable().describe('HTTP status answered; null when no response arrived'),
-    duration_ms: zod.number().int().min(listWebhookDeliveriesResponseDurationMsMin),
+    duration_ms: zod
+      .number()
+      .int()
+      .min(listWebhookDeliveriesResponseDurationMsMin)
+      .describe('Round-trip time of the delivery attempt in milliseconds'),
     attempt: zod.number().int().min(1).describe('1 for the first try, then one more per retry'),
     delivered_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -2009,10 +2073,14 @@ export const testWebhookResponseDurationMsMin = 0;
 
 export const TestWebhookResponse = zod
   .object({
-    event_type: zod.enum(['ping']),
+    event_type: zod.enum(['ping']).describe('Event type of the test delivery, always ping'),
     response_status: zod.number().int().describe('2xx status the endpoint answered'),
-    duration_ms: zod.number().int().min(testWebhookResponseDurationMsMin),
-    attempt: zod.number().int().min(1),
+    duration_ms: zod
+      .number()
+      .int()
+      .min(testWebhookResponseDurationMsMin)
+      .describe('Round-trip time of the test delivery in milliseconds'),
+    attempt: zod.number().int().min(1).describe('Attempt number of the delivery, starting at 1'),
   })
   .describe('The endpoint accepted the ping');
 
@@ -2045,16 +2113,18 @@ export const listApiKeysResponseKeyPrefixMax = 12;
 
 export const ListApiKeysResponseItem = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the API key (UUID)'),
+    name: zod.string().describe('Display name of the API key, e.g. CI deploy'),
     key_prefix: zod
       .string()
       .min(listApiKeysResponseKeyPrefixMin)
       .max(listApiKeysResponseKeyPrefixMax)
       .describe('First 12 characters of the key, to recognise it'),
-    permissions: zod.array(
-      zod.enum(['read', 'write']).describe('Scope of an API key: read allows GET requests, write allows changes'),
-    ),
+    permissions: zod
+      .array(
+        zod.enum(['read', 'write']).describe('Scope of an API key: read allows GET requests, write allows changes'),
+      )
+      .describe('Scopes granted to the key: read, or read and write'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     last_used_at: zod
       .string()
@@ -2085,7 +2155,8 @@ export const CreateApiKeyBody = zod
       .default([`read`, `write`])
       .describe('Scopes of the key; both when omitted'),
   })
-  .strict();
+  .strict()
+  .describe('A new API key: its name and scopes');
 
 export const createApiKeyResponseKeyMin = 68;
 export const createApiKeyResponseKeyMax = 68;
@@ -2095,8 +2166,8 @@ export const createApiKeyResponseKeyPrefixMax = 12;
 
 export const CreateApiKeyResponse = zod
   .object({
-    id: zod.string().uuid(),
-    name: zod.string(),
+    id: zod.string().uuid().describe('Unique id of the API key (UUID)'),
+    name: zod.string().describe('Display name of the API key, e.g. CI deploy'),
     key: zod
       .string()
       .min(createApiKeyResponseKeyMin)
@@ -2107,9 +2178,11 @@ export const CreateApiKeyResponse = zod
       .min(createApiKeyResponseKeyPrefixMin)
       .max(createApiKeyResponseKeyPrefixMax)
       .describe('First 12 characters of the key, to recognise it'),
-    permissions: zod.array(
-      zod.enum(['read', 'write']).describe('Scope of an API key: read allows GET requests, write allows changes'),
-    ),
+    permissions: zod
+      .array(
+        zod.enum(['read', 'write']).describe('Scope of an API key: read allows GET requests, write allows changes'),
+      )
+      .describe('Scopes granted to the key: read, or read and write'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A new API key with its full value, shown once');
@@ -2132,8 +2205,8 @@ export const RevokeApiKeyResponse = zod.void();
  */
 export const ListTeamMembersResponseItem = zod
   .object({
-    user_id: zod.string().uuid(),
-    email: zod.string().email(),
+    user_id: zod.string().uuid().describe('Id of the member’s user account (UUID)'),
+    email: zod.string().email().describe('Email address of the member, e.g. alice@example.com'),
     name: zod.string().describe('Display name; empty when unknown'),
     role: zod
       .enum(['admin', 'editor', 'viewer'])
@@ -2163,11 +2236,12 @@ export const UpdateTeamMemberRoleBody = zod
         'Role of a user in the organisation. viewer: read IPAM data, search, export, activity, plan, members, own keys; editor: viewer plus changes to IPAM data, imports and own API keys; admin: everything, including team, webhooks and billing',
       ),
   })
-  .strict();
+  .strict()
+  .describe('The member’s new role');
 
 export const UpdateTeamMemberRoleResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -2183,7 +2257,7 @@ export const RemoveTeamMemberParams = zod
 
 export const RemoveTeamMemberResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -2202,12 +2276,13 @@ export const CreateTeamInvitationBody = zod
         'Role of a user in the organisation. viewer: read IPAM data, search, export, activity, plan, members, own keys; editor: viewer plus changes to IPAM data, imports and own API keys; admin: everything, including team, webhooks and billing',
       ),
   })
-  .strict();
+  .strict()
+  .describe('Email address to invite and the role granted on acceptance');
 
 export const CreateTeamInvitationResponse = zod
   .object({
-    id: zod.string().uuid(),
-    email: zod.string().email(),
+    id: zod.string().uuid().describe('Unique id of the invitation (UUID)'),
+    email: zod.string().email().describe('Email address the invitation was sent to, e.g. bob@example.com'),
     role: zod
       .enum(['admin', 'editor', 'viewer'])
       .describe(
@@ -2227,8 +2302,8 @@ export const CreateTeamInvitationResponse = zod
  */
 export const ListTeamInvitationsResponseItem = zod
   .object({
-    id: zod.string().uuid(),
-    email: zod.string().email(),
+    id: zod.string().uuid().describe('Unique id of the invitation (UUID)'),
+    email: zod.string().email().describe('Email address the invitation was sent to, e.g. bob@example.com'),
     role: zod
       .enum(['admin', 'editor', 'viewer'])
       .describe(
@@ -2255,7 +2330,7 @@ export const CancelTeamInvitationParams = zod
 
 export const CancelTeamInvitationResponse = zod
   .object({
-    message: zod.string(),
+    message: zod.string().describe('Human-readable confirmation, e.g. Member removed'),
   })
   .describe('Confirmation message');
 
@@ -2296,9 +2371,21 @@ export const GetBillingPlanResponse = zod
       .describe('Cooldown after the organisation is created before a checkout is allowed'),
     usage: zod
       .object({
-        folders: zod.number().int().min(getBillingPlanResponseUsageFoldersMin),
-        subnets: zod.number().int().min(getBillingPlanResponseUsageSubnetsMin),
-        addresses: zod.number().int().min(getBillingPlanResponseUsageAddressesMin),
+        folders: zod
+          .number()
+          .int()
+          .min(getBillingPlanResponseUsageFoldersMin)
+          .describe('Number of folders in the organisation'),
+        subnets: zod
+          .number()
+          .int()
+          .min(getBillingPlanResponseUsageSubnetsMin)
+          .describe('Number of subnets in the organisation'),
+        addresses: zod
+          .number()
+          .int()
+          .min(getBillingPlanResponseUsageAddressesMin)
+          .describe('Number of IP address records in the organisation'),
       })
       .describe('What the organisation holds now'),
     limits: zod
@@ -2372,13 +2459,14 @@ export const UpdateOrganizationNameBody = zod
       .max(updateOrganizationNameBodyNameMax)
       .describe('New organisation name, trimmed, 1 to 100 characters'),
   })
-  .strict();
+  .strict()
+  .describe('The organisation’s new name');
 
 export const updateOrganizationNameResponseNameMax = 100;
 
 export const UpdateOrganizationNameResponse = zod
   .object({
-    id: zod.string().uuid(),
+    id: zod.string().uuid().describe('Unique id of the organisation (UUID)'),
     name: zod.string().max(updateOrganizationNameResponseNameMax).describe('Organisation name, at most 100 characters'),
     slug: zod.string().describe('URL-safe identifier derived from the name'),
     plan: zod
@@ -2395,7 +2483,7 @@ export const UpdateOrganizationNameResponse = zod
  */
 
 export const ReceiveStripeEventHeader = zod.object({
-  'stripe-signature': zod.string().min(1),
+  'stripe-signature': zod.string().min(1).describe('Stripe signature of the raw body (t=…,v1=…)'),
 });
 
 export const ReceiveStripeEventBody = zod
@@ -2406,14 +2494,15 @@ export const ReceiveStripeEventBody = zod
       .object({
         object: zod.record(zod.string(), zod.unknown()).describe('The Stripe object the event is about'),
       })
-      .strict(),
+      .strict()
+      .describe('Event payload; `object` holds the Stripe object the event is about'),
   })
   .strict()
   .describe('A Stripe webhook event (only the fields the service reads are listed)');
 
 export const ReceiveStripeEventResponse = zod
   .object({
-    received: zod.literal(true),
+    received: zod.literal(true).describe('Always true: the event was accepted'),
   })
   .describe('The event was accepted (or had been processed before)');
 
@@ -2443,7 +2532,11 @@ export const ImportSubnetsBody = zod
         zod
           .object({
             network: zod.string().describe('CIDR of the subnet (IPv4 or IPv6)'),
-            name: zod.string().max(importSubnetsBodySubnetsItemNameMax).optional(),
+            name: zod
+              .string()
+              .max(importSubnetsBodySubnetsItemNameMax)
+              .optional()
+              .describe('Display name of the subnet, e.g. Servers'),
             folder: zod
               .string()
               .min(1)
@@ -2471,10 +2564,17 @@ export const ImportSubnetsBody = zod
               .describe('Location name; created when missing'),
             gateway: zod.string().optional().describe('Gateway IP address'),
             is_pool: zod.boolean().optional().describe('Pool: network and broadcast addresses are assignable'),
-            description: zod.string().max(importSubnetsBodySubnetsItemDescriptionMax).optional(),
-            dns_primary: zod.string().optional(),
-            dns_secondary: zod.string().nullish(),
-            scan_enabled: zod.boolean().optional(),
+            description: zod
+              .string()
+              .max(importSubnetsBodySubnetsItemDescriptionMax)
+              .optional()
+              .describe('Free-text description of the subnet, e.g. Rack R12 servers'),
+            dns_primary: zod.string().optional().describe('Primary DNS server IP address, e.g. 10.0.0.53'),
+            dns_secondary: zod.string().nullish().describe('Secondary DNS server IP address, e.g. 10.0.0.54'),
+            scan_enabled: zod
+              .boolean()
+              .optional()
+              .describe('Whether the subnet is included in periodic reachability scans'),
             tracked: zod
               .boolean()
               .default(importSubnetsBodySubnetsItemTrackedDefault)
@@ -2523,9 +2623,13 @@ export const ImportSubnetsResponse = zod
       .describe('One entry per row, in request order'),
     summary: zod
       .object({
-        created: zod.number().int().min(importSubnetsResponseSummaryCreatedMin),
-        skipped: zod.number().int().min(importSubnetsResponseSummarySkippedMin),
-        errors: zod.number().int().min(importSubnetsResponseSummaryErrorsMin),
+        created: zod.number().int().min(importSubnetsResponseSummaryCreatedMin).describe('Number of rows created'),
+        skipped: zod
+          .number()
+          .int()
+          .min(importSubnetsResponseSummarySkippedMin)
+          .describe('Number of rows skipped (already present)'),
+        errors: zod.number().int().min(importSubnetsResponseSummaryErrorsMin).describe('Number of rows that failed'),
       })
       .describe('Row counts by status'),
   })
@@ -2554,18 +2658,30 @@ export const ImportAddressesBody = zod
           .object({
             ip: zod.string().describe('IP address; must lie inside `subnet`'),
             subnet: zod.string().describe('CIDR of an existing subnet of the organisation that holds the address'),
-            hostname: zod.string().max(importAddressesBodyAddressesItemHostnameMax).optional(),
+            hostname: zod
+              .string()
+              .max(importAddressesBodyAddressesItemHostnameMax)
+              .optional()
+              .describe('Hostname, e.g. web-01.example.com'),
             mac_address: zod
               .string()
               .regex(importAddressesBodyAddressesItemMacAddressRegExp)
               .optional()
               .describe('MAC address, colon-separated hex'),
-            description: zod.string().max(importAddressesBodyAddressesItemDescriptionMax).optional(),
+            description: zod
+              .string()
+              .max(importAddressesBodyAddressesItemDescriptionMax)
+              .optional()
+              .describe('Free-text description of the address, e.g. Primary web server'),
             status: zod
               .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
               .optional()
               .describe('Address status; default `assigned`'),
-            owner: zod.string().max(importAddressesBodyAddressesItemOwnerMax).optional(),
+            owner: zod
+              .string()
+              .max(importAddressesBodyAddressesItemOwnerMax)
+              .optional()
+              .describe('Person or team responsible for the address, e.g. netops'),
             ptr_record: zod
               .string()
               .max(importAddressesBodyAddressesItemPtrRecordMax)
@@ -2613,9 +2729,13 @@ export const ImportAddressesResponse = zod
       .describe('One entry per row, in request order'),
     summary: zod
       .object({
-        created: zod.number().int().min(importAddressesResponseSummaryCreatedMin),
-        skipped: zod.number().int().min(importAddressesResponseSummarySkippedMin),
-        errors: zod.number().int().min(importAddressesResponseSummaryErrorsMin),
+        created: zod.number().int().min(importAddressesResponseSummaryCreatedMin).describe('Number of rows created'),
+        skipped: zod
+          .number()
+          .int()
+          .min(importAddressesResponseSummarySkippedMin)
+          .describe('Number of rows skipped (already present)'),
+        errors: zod.number().int().min(importAddressesResponseSummaryErrorsMin).describe('Number of rows that failed'),
       })
       .describe('Row counts by status'),
   })
@@ -2671,9 +2791,9 @@ export const SearchIpamResponse = zod
       .array(
         zod
           .object({
-            id: zod.string().uuid(),
+            id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
             network: zod.string().describe('CIDR of the subnet'),
-            name: zod.string(),
+            name: zod.string().describe('Display name of the subnet, e.g. Servers'),
           })
           .describe('A matching subnet'),
       )
@@ -2683,9 +2803,9 @@ export const SearchIpamResponse = zod
       .array(
         zod
           .object({
-            id: zod.string().uuid(),
+            id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
             ip: zod.string().describe('IP address'),
-            hostname: zod.string(),
+            hostname: zod.string().describe('Hostname of the address record, e.g. web-01.example.com'),
           })
           .describe('A matching address record'),
       )
@@ -3078,7 +3198,7 @@ export const CheckSslCertificateResponse = zod
             not_before: zod.string().datetime({ offset: true }).describe('Start of the validity window'),
             not_after: zod.string().datetime({ offset: true }).describe('End of the validity window'),
             days_remaining: zod.number().int().describe('Whole days until not_after; negative once expired'),
-            is_expired: zod.boolean(),
+            is_expired: zod.boolean().describe('Whether the certificate’s validity period has ended'),
           })
           .describe('One certificate of the presented chain'),
       )
@@ -3111,29 +3231,31 @@ export const checkSpfRecordResponseDnsLookupCountMin = 0;
 
 export const CheckSpfRecordResponse = zod
   .object({
-    domain: zod.string(),
+    domain: zod.string().describe('Domain checked, e.g. example.com'),
     found: zod.boolean().describe('A `v=spf1` TXT record exists'),
     valid: zod.boolean().describe('Exactly one record, syntactically valid, within the lookup limit'),
     raw: zod.string().nullable().describe('The SPF record; null when not found'),
-    mechanisms: zod.array(
-      zod
-        .object({
-          qualifier: zod.enum(['+', '-', '~', '?']).describe('+ pass, - fail, ~ softfail, ? neutral'),
-          mechanism: zod
-            .string()
-            .describe('Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp …'),
-          value: zod.string().nullable().describe('Argument after `:` or `=`; null when there is none'),
-        })
-        .describe('One term of the SPF record'),
-    ),
+    mechanisms: zod
+      .array(
+        zod
+          .object({
+            qualifier: zod.enum(['+', '-', '~', '?']).describe('+ pass, - fail, ~ softfail, ? neutral'),
+            mechanism: zod
+              .string()
+              .describe('Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp …'),
+            value: zod.string().nullable().describe('Argument after `:` or `=`; null when there is none'),
+          })
+          .describe('One term of the SPF record'),
+      )
+      .describe('Mechanisms of the SPF record in order, e.g. include:_spf.google.com'),
     dns_lookup_count: zod
       .number()
       .int()
       .min(checkSpfRecordResponseDnsLookupCountMin)
       .describe('DNS-querying terms counted, includes followed'),
     dns_lookup_limit: zod.literal(10).describe('The RFC 7208 limit of 10 DNS lookups'),
-    warnings: zod.array(zod.string()),
-    errors: zod.array(zod.string()),
+    warnings: zod.array(zod.string()).describe('Problems that do not invalidate the record'),
+    errors: zod.array(zod.string()).describe('Problems that invalidate the record'),
   })
   .describe('SPF record check result');
 
@@ -3160,15 +3282,15 @@ export const CheckDmarcRecordQueryParams = zod
 
 export const CheckDmarcRecordResponse = zod
   .object({
-    domain: zod.string(),
+    domain: zod.string().describe('Domain checked, e.g. example.com'),
     found: zod.boolean().describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`'),
-    valid: zod.boolean(),
+    valid: zod.boolean().describe('Whether a valid DMARC record was found'),
     policy: zod.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent'),
     subdomain_policy: zod.string().nullable().describe('`sp` tag; null when absent'),
     raw: zod.string().nullable().describe('The DMARC record; null when not found'),
     tags: zod.record(zod.string(), zod.unknown()).describe('Every tag of the record, name → value'),
-    warnings: zod.array(zod.string()),
-    errors: zod.array(zod.string()),
+    warnings: zod.array(zod.string()).describe('Problems that do not invalidate the record'),
+    errors: zod.array(zod.string()).describe('Problems that invalidate the record'),
   })
   .describe('DMARC record check result');
 
@@ -3199,15 +3321,17 @@ export const CheckIpBlacklistResponse = zod
       .int()
       .min(checkIpBlacklistResponseTotalCheckedMin)
       .describe('Number of blocklists checked (7)'),
-    results: zod.array(
-      zod
-        .object({
-          list: zod.string().describe('Name of the blocklist'),
-          zone: zod.string().describe('DNS zone queried'),
-          listed: zod.boolean(),
-        })
-        .describe('The answer of one DNS blocklist'),
-    ),
+    results: zod
+      .array(
+        zod
+          .object({
+            list: zod.string().describe('Name of the blocklist'),
+            zone: zod.string().describe('DNS zone queried'),
+            listed: zod.boolean().describe('Whether the address is listed on this blocklist'),
+          })
+          .describe('The answer of one DNS blocklist'),
+      )
+      .describe('One result per blocklist queried'),
   })
   .describe('DNS blocklist check result');
 
@@ -3234,7 +3358,7 @@ export const LookupAsnResponse = zod
     query: zod.string().describe('The IP or AS number queried'),
     type: zod.enum(['ip', 'asn']).describe('Whether the query was an IP or an AS number'),
     asn: zod.number().int().min(lookupAsnResponseAsnMin).nullable().describe('AS number; null when none is found'),
-    as_name: zod.string().nullable(),
+    as_name: zod.string().nullable().describe('Name of the autonomous system, e.g. GOOGLE'),
     prefix: zod.string().nullable().describe('Announced prefix (CIDR) containing the IP'),
     country: zod.string().nullable().describe('ISO 3166-1 alpha-2 country code'),
     rir: zod.string().nullable().describe('Regional internet registry, e.g. arin, ripencc'),
@@ -3265,7 +3389,7 @@ export const CheckHttp2SupportQueryParams = zod
 
 export const CheckHttp2SupportResponse = zod
   .object({
-    host: zod.string(),
+    host: zod.string().describe('Host checked, e.g. example.com'),
     http11: zod.boolean().describe('HTTP/1.1 is offered'),
     http2: zod.boolean().describe('HTTP/2 is offered (ALPN h2)'),
     http3_advertised: zod.boolean().describe('An `Alt-Svc` header advertises HTTP/3 (h3)'),
@@ -3309,21 +3433,28 @@ export const pingHostResponseResultsItemLatencyMsMin = 0;
 
 export const PingHostResponse = zod
   .object({
-    host: zod.string(),
+    host: zod.string().describe('Host probed, e.g. example.com'),
     ip: zod.string().describe('The address the host resolved to and that was probed'),
-    results: zod.array(
-      zod
-        .object({
-          port: zod.number().int().min(1).max(pingHostResponseResultsItemPortMax),
-          open: zod.boolean().describe('A TCP connection was accepted'),
-          latency_ms: zod
-            .number()
-            .min(pingHostResponseResultsItemLatencyMsMin)
-            .nullable()
-            .describe('TCP connect time in milliseconds; null when not open'),
-        })
-        .describe('One TCP connect probe'),
-    ),
+    results: zod
+      .array(
+        zod
+          .object({
+            port: zod
+              .number()
+              .int()
+              .min(1)
+              .max(pingHostResponseResultsItemPortMax)
+              .describe('TCP port probed, e.g. 443'),
+            open: zod.boolean().describe('A TCP connection was accepted'),
+            latency_ms: zod
+              .number()
+              .min(pingHostResponseResultsItemLatencyMsMin)
+              .nullable()
+              .describe('TCP connect time in milliseconds; null when not open'),
+          })
+          .describe('One TCP connect probe'),
+      )
+      .describe('One result per probe, in order'),
     checked_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('TCP ping result');
@@ -3367,24 +3498,31 @@ export const scanPortsResponseResultsItemLatencyMsMin = 0;
 
 export const ScanPortsResponse = zod
   .object({
-    host: zod.string(),
-    open_count: zod.number().int().min(scanPortsResponseOpenCountMin),
+    host: zod.string().describe('Host scanned, e.g. example.com'),
+    open_count: zod.number().int().min(scanPortsResponseOpenCountMin).describe('Number of open ports found'),
     total: zod.number().int().min(scanPortsResponseTotalMin).describe('Number of ports scanned'),
-    results: zod.array(
-      zod
-        .object({
-          port: zod.number().int().min(1).max(scanPortsResponseResultsItemPortMax),
-          service: zod.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
-          category: zod.string().describe('Group of the service, e.g. web, mail, database, remote'),
-          open: zod.boolean(),
-          latency_ms: zod
-            .number()
-            .min(scanPortsResponseResultsItemLatencyMsMin)
-            .optional()
-            .describe('TCP connect time in milliseconds; omitted for closed ports'),
-        })
-        .describe('One scanned port'),
-    ),
+    results: zod
+      .array(
+        zod
+          .object({
+            port: zod
+              .number()
+              .int()
+              .min(1)
+              .max(scanPortsResponseResultsItemPortMax)
+              .describe('TCP port probed, e.g. 22'),
+            service: zod.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
+            category: zod.string().describe('Group of the service, e.g. web, mail, database, remote'),
+            open: zod.boolean().describe('Whether the port accepted a connection'),
+            latency_ms: zod
+              .number()
+              .min(scanPortsResponseResultsItemLatencyMsMin)
+              .optional()
+              .describe('TCP connect time in milliseconds; omitted for closed ports'),
+          })
+          .describe('One scanned port'),
+      )
+      .describe('One result per port scanned'),
   })
   .describe('TCP port scan result');
 
@@ -3417,31 +3555,33 @@ export const traceRouteResponseHopsItemRtt3MsMin = 0;
 
 export const TraceRouteResponse = zod
   .object({
-    host: zod.string(),
+    host: zod.string().describe('Host traced, e.g. example.com'),
     ip: zod.string().describe('The address the host resolved to'),
-    hops: zod.array(
-      zod
-        .object({
-          hop: zod.number().int().min(1).describe('Hop number, from 1'),
-          ip: zod.string().nullable().describe('Address that answered; null for an unresponsive hop'),
-          rtt1_ms: zod
-            .number()
-            .min(traceRouteResponseHopsItemRtt1MsMin)
-            .nullable()
-            .describe('Round-trip time of the first probe in milliseconds; null when unanswered'),
-          rtt2_ms: zod
-            .number()
-            .min(traceRouteResponseHopsItemRtt2MsMin)
-            .nullable()
-            .describe('Round-trip time of the second probe'),
-          rtt3_ms: zod
-            .number()
-            .min(traceRouteResponseHopsItemRtt3MsMin)
-            .nullable()
-            .describe('Round-trip time of the third probe'),
-        })
-        .describe('One hop of the route'),
-    ),
+    hops: zod
+      .array(
+        zod
+          .object({
+            hop: zod.number().int().min(1).describe('Hop number, from 1'),
+            ip: zod.string().nullable().describe('Address that answered; null for an unresponsive hop'),
+            rtt1_ms: zod
+              .number()
+              .min(traceRouteResponseHopsItemRtt1MsMin)
+              .nullable()
+              .describe('Round-trip time of the first probe in milliseconds; null when unanswered'),
+            rtt2_ms: zod
+              .number()
+              .min(traceRouteResponseHopsItemRtt2MsMin)
+              .nullable()
+              .describe('Round-trip time of the second probe'),
+            rtt3_ms: zod
+              .number()
+              .min(traceRouteResponseHopsItemRtt3MsMin)
+              .nullable()
+              .describe('Round-trip time of the third probe'),
+          })
+          .describe('One hop of the route'),
+      )
+      .describe('Hops on the route, nearest first'),
   })
   .describe('Traceroute result');
 
@@ -3510,37 +3650,37 @@ export const InspectHttpHeadersResponse = zod
           .object({
             hsts: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
             csp: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
             x_frame_options: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
             x_content_type_options: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
             referrer_policy: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
             permissions_policy: zod
               .object({
-                present: zod.boolean(),
+                present: zod.boolean().describe('Whether the header is present in the response'),
                 value: zod.string().nullable().describe('The header value; null when absent'),
               })
               .describe('Presence and value of one security header'),
