@@ -60,10 +60,7 @@ export async function claimDue(
 ): Promise<Claimed[]> {
   const rows = rowsOf<ClaimedRow>(
     await db.execute(sql`
-      UPDATE webhook_outbox o
-      SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil.toISOString()}::timestamptz
-      FROM webhook_events e, webhooks w
-      WHERE o.id IN (
+      WITH due AS MATERIALIZED (
         SELECT q.id FROM webhook_outbox q
         JOIN webhooks a ON a.id = q.webhook_id AND a.is_active
         WHERE q.state = 'pending'
@@ -73,6 +70,10 @@ export async function claimDue(
         LIMIT ${limit}
         FOR UPDATE OF q SKIP LOCKED
       )
+      UPDATE webhook_outbox o
+      SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil.toISOString()}::timestamptz
+      FROM due, webhook_events e, webhooks w
+      WHERE o.id = due.id
         AND e.id = o.event_id
         AND w.id = o.webhook_id
       RETURNING o.id::text AS id, o.event_id, o.org_id, o.webhook_id, o.attempts, e.type, e.created_at, e.payload,
