@@ -72,6 +72,8 @@ export function errorHandler(log: (message: string, error: unknown) => void): Er
       httpError = new HttpError(error.status, 'bad_request', error.message);
     else if (sqlState(error) === '22P02' || sqlState(error) === '22023')
       httpError = badRequest('Invalid value in request');
+    else if (sqlState(error) === '22021' || sqlState(error) === '22P05')
+      httpError = badRequest('Text must not contain NUL characters or invalid byte sequences');
     else {
       log(`unhandled error on ${req.method} ${req.originalUrl}`, error);
       httpError = new HttpError(500, 'internal', 'Internal server error');

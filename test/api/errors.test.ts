@@ -36,6 +36,11 @@ describe('error responses are JSON {error, code}', () => {
     expect(error.error).toMatch(/^description: /);
   });
 
+  it('answers text PostgreSQL cannot store (a NUL character) with 400, not 500', async () => {
+    const error = expectStatus(await org.api.call('createFolder', { body: { name: 'a\u0000b' } }), 400);
+    expect(error.error).toContain('NUL');
+  });
+
   it('answers a non-JSON body with 415', async () => {
     const response = await org.api.call('createFolder', {
       rawBody: 'name=x',

@@ -285,6 +285,26 @@ describe('free blocks', () => {
     expect(answer.blocks).toEqual(['10.0.0.64/26', '10.0.0.192/26']);
   });
 
+  it.each([
+    ['255.255.255.0/24', '255.255.255.252/30', 26, ['255.255.255.0/26', '255.255.255.64/26', '255.255.255.128/26']],
+    [
+      'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff00/120',
+      'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffc/126',
+      122,
+      [
+        'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff00/122',
+        'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff40/122',
+        'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff80/122',
+      ],
+    ],
+  ])('answers for %s with a child ending at the last address of the family', async (parent, child, prefix, blocks) => {
+    const own = await server.newOrg();
+    const subnet = await create(parent, {}, own.api);
+    await create(child, {}, own.api);
+    const answer = expectStatus(await freeBlocks(subnet.id, { prefix }, own.api), 200);
+    expect(answer).toMatchObject({ blocks, total: 3, capped: false });
+  });
+
   it('ignores subnets of other VRFs and supernets', async () => {
     const own = await server.newOrg();
     const elsewhere = await vrf('elsewhere', own.api);

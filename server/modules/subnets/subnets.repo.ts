@@ -288,10 +288,14 @@ export async function addressesBetween(db: Db, subnetId: string, low: string, hi
 export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
   const result = await db.execute(sql`
     SELECT host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
-      SELECT network,
-        lag(set_masklen(broadcast(network), ${bits})) OVER w + 1 IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts,
-        lead(set_masklen(network::inet, ${bits})) OVER w IS DISTINCT FROM set_masklen(broadcast(network), ${bits}) + 1 AS ends
-      FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parentId} WINDOW w AS (ORDER BY network)
+      SELECT network, starts, coalesce(lead(starts) OVER (ORDER BY network), true) AS ends FROM (
+        -- A child starts a run unless it begins right after the previous one ends (no child follows one
+        -- ending at the family's last address, so the + 1 cannot overflow).
+        SELECT network,
+          lag(set_masklen(broadcast(network), ${bits})) OVER (ORDER BY network) + 1
+            IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts
+        FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parentId}
+      ) marked
     ) boundaries WHERE starts OR ends ORDER BY network`);
   const runs: { first: string; last: string }[] = [];
   for (const row of rowsOf<{ first: string; last: string; starts: boolean; ends: boolean }>(result)) {
