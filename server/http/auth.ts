@@ -6,6 +6,7 @@ import type { Principal } from '../modules/identity/identity.repo';
 import * as identity from '../modules/identity/identity.repo';
 import { API_KEY_PATTERN, hashToken, SESSION_COOKIE } from '../modules/identity/tokens';
 import { apiWriteAllowed } from '../modules/plans/limits';
+import { readCookie } from './cookies';
 import { forbidden, unauthenticated } from './errors';
 
 declare global {
@@ -18,14 +19,6 @@ declare global {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
 
 async function identify(db: Db, authorization: string | undefined, cookie: string | undefined): Promise<Principal> {
   if (authorization !== undefined) {
@@ -68,6 +61,9 @@ function authorize(principal: Principal, meta: RouteMeta, method: string, reques
   }
 }
 
+const usedWithinAMinute = (lastUsedAt: Date | null) =>
+  lastUsedAt !== null && Date.now() - lastUsedAt.getTime() < 60_000;
+
 /** Runs before request validation, so the order is 401 → 403 → 400 as the design fixes it. */
 export function authenticate(db: Db): RequestHandler {
   return async (req, _res, next) => {
@@ -77,7 +73,10 @@ export function authenticate(db: Db): RequestHandler {
       const principal = await identify(db, req.headers.authorization, req.headers.cookie);
       authorize(principal, meta, req.method, req.get('x-requested-with'));
       req.auth = principal;
-      if (principal.keyId) identity.touchKey(db, principal.keyId).catch(() => {});
+      // last_used_at moves at most once a minute, so most requests need no write at all.
+      if (principal.keyId && !usedWithinAMinute(principal.lastUsedAt)) {
+        identity.touchKey(db, principal.keyId).catch(() => {});
+      }
       next();
     } catch (error) {
       next(error);

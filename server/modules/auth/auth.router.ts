@@ -3,12 +3,12 @@ import type { Request } from 'express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { readCookie } from '../../http/cookies';
 import { deleteAccount } from './account.service';
 import {
   clearFlowCookie,
   clearSessionCookie,
   OAUTH_FLOW_COOKIE,
-  readCookie,
   redirect,
   secureCookies,
   setFlowCookie,

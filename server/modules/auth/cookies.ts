@@ -7,20 +7,6 @@ export const OAUTH_FLOW_TTL_MS = 10 * 60 * 1000;
 /** Sent only to the Google routes (the callback lives under this path). */
 const OAUTH_FLOW_PATH = '/api/v1/auth/oauth/google';
 
-/** The value of one cookie of a Cookie header. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=');
-    if (key !== name) continue;
-    try {
-      return decodeURIComponent(value.join('='));
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
 function serialize(name: string, value: string, options: { maxAgeMs: number; path: string; secure: boolean }): string {
   const parts = [
     `${name}=${encodeURIComponent(value)}`,

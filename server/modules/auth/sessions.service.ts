@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { AuthMe } from '../../../contract/auth.contract';
 import type { Db } from '../../db/connection';
+import { readCookie } from '../../http/cookies';
 import { isUniqueViolation, unauthenticated } from '../../http/errors';
 import type { Principal } from '../identity/identity.repo';
 import * as identity from '../identity/identity.service';
 import { hashToken, SESSION_COOKIE } from '../identity/tokens';
 import * as repo from './auth.repo';
-import { readCookie } from './cookies';
 
 /**
  * Signs a person in whose address a sign-in method just proved: finds their user or creates it with a
