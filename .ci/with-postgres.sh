@@ -24,6 +24,8 @@
 # Environment knobs:
 #   WITH_POSTGRES_USE_EXISTING=0   never use a server on 5432, always start a private cluster
 #   WITH_POSTGRES_BINDIR=<dir>     directory holding initdb, pg_ctl and postgres
+#   WITH_POSTGRES_DURABLE=1        the private cluster commits durably (fsync, synchronous_commit and
+#                                  full_page_writes on), as users run it: for benchmarks
 #   WITH_POSTGRES_SHOW_LOG=1       print the private cluster's server log at the end (it is always
 #                                  printed when the server fails to start)
 set -euo pipefail
@@ -68,6 +70,7 @@ EXISTING_DB=""   # existing server: database we created
 BINDIR=""        # directory holding initdb/pg_ctl/postgres
 CLIENT_BINDIR="" # directory holding psql/createdb/dropdb/pg_isready ("" = use PATH)
 SHOW_LOG=0
+if [[ "${WITH_POSTGRES_DURABLE:-0}" == 1 ]]; then DURABILITY=on; else DURABILITY=off; fi
 
 client() { # client <tool> args... : a libpq client tool from the server bindir, else from PATH
   local tool=$1
@@ -307,9 +310,9 @@ EOF
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$PG_TMP'
 max_connections = 100
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = $DURABILITY
+synchronous_commit = $DURABILITY
+full_page_writes = $DURABILITY
 jit = off
 timezone = 'UTC'
 log_timezone = 'UTC'

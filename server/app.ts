@@ -13,6 +13,7 @@ import { errorHandler, notFoundHandler, validationErrorHandler } from './http/er
 import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
+import { staticJson } from './http/static-json';
 import type { Mailer } from './mail/mailer';
 import { buildRouter } from './routes';
 
@@ -37,7 +38,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   app.use(requestId);
 
   const document = buildOpenApiDocument();
-  app.get('/openapi.json', (_req, res) => res.json(document));
+  app.get('/openapi.json', staticJson(document));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
   app.get('/', (_req, res) => res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json' }));
 

@@ -6,7 +6,9 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
+import { registerRawQuery } from './prepared';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -20,6 +22,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The change notifications of each opened database (see change-feed.ts), for the caches built on it. */
+const changeFeeds = new WeakMap<Db, ChangeFeed>();
+export const changeFeedOf = (db: Db): ChangeFeed | undefined => changeFeeds.get(db);
+
 export type DatabaseOptions =
   | { databaseUrl: string; maxConnections?: number }
   | { dataDir: string | null /* null: in memory */ };
@@ -29,13 +35,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if ('databaseUrl' in options) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    registerRawQuery(db, async (name, text, values) => (await pool.query({ name, text, values })).rows);
+    const changes = postgresChangeFeed(pool, options.databaseUrl);
+    changeFeeds.set(db, changes);
+    const close = async () => {
+      await changes.close();
+      await pool.end();
+    };
     try {
       await migrate(db);
     } catch (error) {
-      await pool.end();
+      await close();
       throw error;
     }
-    return { db, kind: 'postgres', close: () => pool.end() };
+    return { db, kind: 'postgres', close };
   }
 
   const release = options.dataDir ? lockDataDir(options.dataDir) : () => {};
@@ -45,7 +58,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       extensions: { btree_gist },
     });
     const db = drizzlePglite(client, { schema }) as unknown as Db;
+    registerRawQuery(db, async (_name, text, values) => (await client.query(text, values)).rows);
     await migrate(db);
+    changeFeeds.set(db, await pgliteChangeFeed(client));
     return {
       db,
       kind: 'pglite',

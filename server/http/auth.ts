@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { type Role, type RouteMeta, roleRank, routeMeta } from '../../contract/common/meta';
 import type { Db } from '../db/connection';
 import type { Principal } from '../modules/identity/identity.repo';
-import * as identity from '../modules/identity/identity.repo';
+import { type PrincipalLookup, principalLookup } from '../modules/identity/principals';
 import { API_KEY_PATTERN, hashToken, SESSION_COOKIE } from '../modules/identity/tokens';
 import { apiWriteAllowed } from '../modules/plans/limits';
 import { readCookie } from './cookies';
@@ -20,19 +20,23 @@ declare global {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-async function identify(db: Db, authorization: string | undefined, cookie: string | undefined): Promise<Principal> {
+async function identify(
+  principals: PrincipalLookup,
+  authorization: string | undefined,
+  cookie: string | undefined,
+): Promise<Principal> {
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
     if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer svc_…"');
     if (!API_KEY_PATTERN.test(match[1]))
       throw unauthenticated('Malformed API key: expected svc_ followed by 64 characters');
-    const principal = await identity.findPrincipalByKeyHash(db, hashToken(match[1]));
+    const principal = await principals.byKeyHash(hashToken(match[1]));
     if (!principal) throw unauthenticated('Unknown or revoked API key');
     return principal;
   }
   const session = readCookie(cookie, SESSION_COOKIE);
   if (session) {
-    const principal = await identity.findPrincipalBySessionHash(db, hashToken(session));
+    const principal = await principals.bySessionHash(hashToken(session));
     if (!principal) throw unauthenticated('Session expired or signed out; sign in again');
     return principal;
   }
@@ -66,17 +70,15 @@ const usedWithinAMinute = (lastUsedAt: Date | null) =>
 
 /** Runs before request validation, so the order is 401 → 403 → 400 as the design fixes it. */
 export function authenticate(db: Db): RequestHandler {
+  const principals = principalLookup(db);
   return async (req, _res, next) => {
     const meta = routeMeta(req.tsRestRoute as AppRoute);
     if (meta.access === 'public') return next();
     try {
-      const principal = await identify(db, req.headers.authorization, req.headers.cookie);
+      const principal = await identify(principals, req.headers.authorization, req.headers.cookie);
       authorize(principal, meta, req.method, req.get('x-requested-with'));
       req.auth = principal;
-      // last_used_at moves at most once a minute, so most requests need no write at all.
-      if (principal.keyId && !usedWithinAMinute(principal.lastUsedAt)) {
-        identity.touchKey(db, principal.keyId).catch(() => {});
-      }
+      principals.touch(principal);
       next();
     } catch (error) {
       next(error);

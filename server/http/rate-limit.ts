@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/connection';
+import { type Db, rowsOf } from '../db/connection';
 
 /**
  * The longest window a caller may use (sign-in links per 15 minutes, invitations per hour). Counter rows
@@ -7,44 +7,116 @@ import type { Db } from '../db/connection';
  */
 export const LONGEST_WINDOW_MS = 60 * 60_000;
 
-/** Counts hits of a key in the fixed window starting at `windowStart`, answering the count after this hit. */
+/** Whether one more hit of a key fits `limit` in the fixed window starting at `windowStart`. */
 export interface CounterStore {
-  increment(key: string, windowStart: Date, windowMs: number): Promise<number>;
+  take(
+    key: string,
+    windowStart: Date,
+    windowMs: number,
+    limit: number,
+  ): Promise<{ allowed: boolean; remaining: number }>;
 }
 
-/** Counters in this process: right for the embedded database, which only one process can open. */
+/** Counters in this process: exact, and right for the embedded database, which only one process can open. */
 export function memoryCounters(): CounterStore {
   const counters = new Map<string, { windowStart: number; windowEnd: number; count: number }>();
   return {
-    async increment(key, windowStart, windowMs) {
+    async take(key, windowStart, windowMs, limit) {
       const start = windowStart.getTime();
-      const current = counters.get(key);
-      if (current && current.windowStart === start) return ++current.count;
-      if (counters.size > 100_000) {
-        for (const [k, v] of counters) if (v.windowEnd <= start) counters.delete(k);
+      let current = counters.get(key);
+      if (!current || current.windowStart !== start) {
+        if (counters.size > 100_000) sweep(counters, start);
+        current = { windowStart: start, windowEnd: start + windowMs, count: 0 };
+        counters.set(key, current);
       }
-      counters.set(key, { windowStart: start, windowEnd: start + windowMs, count: 1 });
-      return 1;
+      current.count++;
+      return { allowed: current.count <= limit, remaining: Math.max(0, limit - current.count) };
     },
   };
 }
 
-/** Counters in PostgreSQL, so several server processes on one database enforce one limit. */
+function sweep(states: Map<string, { windowEnd: number }>, now: number) {
+  for (const [key, state] of states) if (state.windowEnd <= now) states.delete(key);
+}
+
+/**
+ * The hits a process may admit before asking the database again: 2 % of the limit (1 for limits up to
+ * 50, so small limits such as sign-ins stay exact), at most 1,000.
+ */
+export const leaseSize = (limit: number) => Math.min(1000, Math.max(1, Math.ceil(limit / 50)));
+
+interface Lease {
+  windowStart: number;
+  windowEnd: number;
+  /** Hits this process has claimed in the database and not yet used. */
+  left: number;
+  /** The window's count in the database after this process's last claim (every process's claims). */
+  claimed: number;
+  /** The database had nothing left for this window: refuse without asking again until it ends. */
+  exhausted: boolean;
+  claiming: Promise<void> | null;
+}
+
+/**
+ * Counters in PostgreSQL shared by every server process, claimed in leases so that a request seldom
+ * writes: a process claims `leaseSize(limit)` hits of a key's window with one upsert and admits them from
+ * memory. Claims are atomic, so all processes together never admit more than the limit; hits leased by one
+ * process and unused when the window ends are lost, so with P processes a caller may be refused up to
+ * (P − 1) × (leaseSize − 1) requests early (2 % of the limit per extra process). See docs/performance.md.
+ */
 export function postgresCounters(db: Db): CounterStore {
+  const leases = new Map<string, Lease>();
   let lastSweep = 0;
+
+  async function claim(key: string, lease: Lease, limit: number) {
+    const size = leaseSize(limit);
+    const windowStart = new Date(lease.windowStart);
+    const [row] = rowsOf<{ count: number }>(
+      await db.execute(sql`
+        INSERT INTO rate_limit_counters (key, window_start, count) VALUES (${key}, ${windowStart}, ${size})
+        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + ${size}
+        RETURNING count`),
+    );
+    const before = row.count - size;
+    const granted = Math.max(0, Math.min(size, limit - before));
+    lease.left += granted;
+    lease.claimed = row.count;
+    if (granted < size) lease.exhausted = true;
+    // At most once a minute per process, delete rows whose window began longer ago than any window lasts.
+    if (Date.now() - lastSweep >= 60_000) {
+      lastSweep = Date.now();
+      sweep(leases, lease.windowStart);
+      const expired = new Date(lease.windowStart - LONGEST_WINDOW_MS);
+      await db.execute(sql`DELETE FROM rate_limit_counters WHERE window_start < ${expired}`);
+    }
+  }
+
   return {
-    async increment(key, windowStart) {
-      const result = (await db.execute(sql`
-        INSERT INTO rate_limit_counters (key, window_start, count) VALUES (${key}, ${windowStart}, 1)
-        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-        RETURNING count`)) as unknown as { rows: { count: number }[] };
-      // At most once a minute per process, delete rows whose window began longer ago than any window lasts.
-      if (Date.now() - lastSweep >= 60_000) {
-        lastSweep = Date.now();
-        const before = new Date(windowStart.getTime() - LONGEST_WINDOW_MS);
-        await db.execute(sql`DELETE FROM rate_limit_counters WHERE window_start < ${before}`);
+    async take(key, windowStart, windowMs, limit) {
+      const start = windowStart.getTime();
+      let lease = leases.get(key);
+      if (!lease || lease.windowStart !== start) {
+        lease = {
+          windowStart: start,
+          windowEnd: start + windowMs,
+          left: 0,
+          claimed: 0,
+          exhausted: false,
+          claiming: null,
+        };
+        leases.set(key, lease);
       }
-      return result.rows[0].count;
+      // Concurrent requests of one key wait for one claim rather than each claiming a lease.
+      while (lease.left === 0 && !lease.exhausted) {
+        const current = lease;
+        current.claiming ??= claim(key, current, limit).finally(() => {
+          current.claiming = null;
+        });
+        await current.claiming;
+      }
+      if (lease.left === 0) return { allowed: false, remaining: 0 };
+      lease.left--;
+      return { allowed: true, remaining: Math.max(0, limit - lease.claimed) + lease.left };
     },
   };
 }
@@ -66,12 +138,12 @@ export function rateLimiter(store: CounterStore, now: () => Date = () => new Dat
         throw new Error(`Rate-limit windows run from 1 ms to ${LONGEST_WINDOW_MS} ms, not ${windowMs}`);
       const time = now().getTime();
       const windowStart = new Date(time - (time % windowMs));
-      const count = await store.increment(key, windowStart, windowMs);
+      const { allowed, remaining } = await store.take(key, windowStart, windowMs, limit);
       const resetAt = new Date(windowStart.getTime() + windowMs);
       return {
-        allowed: count <= limit,
+        allowed,
         limit,
-        remaining: Math.max(0, limit - count),
+        remaining,
         resetAt,
         retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - time) / 1000)),
       };

@@ -2,15 +2,22 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface ServerProcess {
   url: string;
+  pid: number;
   /** Ends the process (SIGTERM: a graceful shutdown; SIGKILL: a crash) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** `npm start`'s server in its own process, on an ephemeral port, with the given environment. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * `npm start`'s server (or another script printing "listening on <url>") in its own process, on an
+ * ephemeral port, with the given environment.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  { script = 'server/main.ts', nodeArgs = [] as string[] } = {},
+): Promise<ServerProcess> {
   // Node itself with tsx's loader (not the tsx CLI, which would run the server in a child of its own that
   // a SIGKILL of the CLI leaves running), so a signal reaches the server process.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -31,6 +38,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   return {
     url,
+    pid: child.pid as number,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

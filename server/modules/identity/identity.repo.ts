@@ -1,5 +1,6 @@
-import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Plan } from '../plans/limits';
 
@@ -18,37 +19,37 @@ export interface Principal {
   lastUsedAt: Date | null;
 }
 
-const principalColumns = {
-  userId: users.id,
-  orgId: users.orgId,
-  role: users.role,
-  plan: organizations.plan,
-  limitOverrides: organizations.limitOverrides,
-};
+/** The caller of a request, by the hash of its API key or session token: the hot path of every request. */
+const principalQuery = (from: string) => `
+  SELECT u.id AS "userId", u.org_id AS "orgId", u.role, o.plan, o.limit_overrides AS "limitOverrides", ${from}
+  JOIN organizations o ON o.id = u.org_id`;
+
+const principalByKeyHash = prepared<Principal>(
+  'principal_by_key_hash',
+  `${principalQuery(`k.id AS "keyId", k.permissions, k.last_used_at AS "lastUsedAt"
+  FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id`)} WHERE k.key_hash = $1`,
+);
+
+const principalBySessionHash = prepared<Principal & { expiresAt: Date }>(
+  'principal_by_session_hash',
+  principalQuery(`NULL::uuid AS "keyId", NULL::text[] AS permissions, NULL::timestamptz AS "lastUsedAt",
+    s.expires_at AS "expiresAt"
+  FROM sessions s JOIN users u ON u.id = s.user_id`) + ' WHERE s.token_hash = $1 AND s.expires_at > now()',
+);
 
 export async function findPrincipalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {
-  const [row] = await db
-    .select({
-      ...principalColumns,
-      keyId: apiKeys.id,
-      permissions: apiKeys.permissions,
-      lastUsedAt: apiKeys.lastUsedAt,
-    })
-    .from(apiKeys)
-    .innerJoin(users, and(eq(users.id, apiKeys.userId), eq(users.orgId, apiKeys.orgId)))
-    .innerJoin(organizations, eq(organizations.id, users.orgId))
-    .where(eq(apiKeys.keyHash, keyHash));
-  return row ?? null;
+  return (await principalByKeyHash(db, keyHash))[0] ?? null;
 }
 
-export async function findPrincipalBySessionHash(db: Db, tokenHash: string): Promise<Principal | null> {
-  const [row] = await db
-    .select(principalColumns)
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .innerJoin(organizations, eq(organizations.id, users.orgId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, new Date())));
-  return row ? { ...row, keyId: null, permissions: null, lastUsedAt: null } : null;
+/** The caller of a session, and when the session ends. */
+export async function findPrincipalBySessionHash(
+  db: Db,
+  tokenHash: string,
+): Promise<{ principal: Principal; expiresAt: Date } | null> {
+  const [row] = await principalBySessionHash(db, tokenHash);
+  if (!row) return null;
+  const { expiresAt, ...principal } = row;
+  return { principal, expiresAt };
 }
 
 /** Records use at most once a minute per key, so reads do not turn into a write each. */

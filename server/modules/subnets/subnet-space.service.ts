@@ -25,7 +25,7 @@ import { assertLimitLocked, orNotFound } from '../shared/rows';
 import { totalOf } from './subnets.dto';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
-import { usedCount } from './subnets.service';
+import { getSubnetWithUsage } from './subnets.service';
 
 async function load(db: Db, orgId: string, id: string) {
   const row = orNotFound(await repo.get(db, orgId, id), 'Subnet');
@@ -36,8 +36,8 @@ const childCidrs = async (db: Db, orgId: string, id: string): Promise<Cidr[]> =>
   (await repo.children(db, orgId, id)).map((c) => parseCidr(c.network)!.cidr);
 
 export async function getUsage(db: Db, caller: Principal, id: string) {
-  const { row } = await load(db, caller.orgId, id);
-  const used = await usedCount(db, caller.orgId, row);
+  const { row: names, used } = await getSubnetWithUsage(db, caller.orgId, id);
+  const row = names.subnet;
   const total = totalOf(row);
   return { subnet_id: id, network: row.network, used, total: Number(total), utilization: utilization(used, total) };
 }

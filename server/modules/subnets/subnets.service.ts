@@ -2,17 +2,7 @@ import type { z } from 'zod';
 import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
-import {
-  type Cidr,
-  cidrRange,
-  containsIp,
-  formatCidr,
-  formatIp,
-  mergeRanges,
-  parseCidr,
-  parseIp,
-  type Range,
-} from '../../ipam';
+import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import { deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.repo';
@@ -73,27 +63,10 @@ async function assertReferences(
   }
 }
 
-/**
- * Address records of a subnet and its tracked descendants: every record of the space inside its range (an
- * address belongs to the smallest subnet containing it) less those inside untracked descendants.
- */
-export async function usedCount(db: Db, orgId: string, subnet: { network: string; vrfId: string | null }) {
-  const spaceId = repo.spaceOf(subnet.vrfId);
-  const count = (range: Range) => repo.countAddressesInRange(db, orgId, spaceId, ...hostsOf(subnet.network, range));
-  let used = await count(cidrRange(parseCidr(subnet.network)!.cidr));
-  const untracked = await repo.untrackedInside(db, orgId, spaceId, subnet.network);
-  for (const range of mergeRanges(untracked.map((n) => cidrRange(parseCidr(n)!.cidr)))) used -= await count(range);
-  return used;
-}
-
-function hostsOf(network: string, range: Range): [string, string] {
-  const version = parseCidr(network)!.cidr.version;
-  return [formatIp({ version, value: range.first }), formatIp({ version, value: range.last })];
-}
-
-export async function getSubnetDto(db: Db, orgId: string, id: string) {
-  const row = orNotFound(await repo.getWithNames(db, orgId, id), 'Subnet');
-  return toSubnetDto(row, await usedCount(db, orgId, row.subnet));
+/** A subnet as the API shows it, with its utilization and its direct children. */
+export async function getSubnetWithUsage(db: Db, orgId: string, id: string) {
+  const found = orNotFound(await repo.getWithUsage(db, orgId, id), 'Subnet');
+  return { ...found, dto: toSubnetDto(found.row, found.used) };
 }
 
 export async function listSubnets(db: Db, caller: Principal, folderId?: string) {
@@ -105,8 +78,8 @@ export async function listSubnets(db: Db, caller: Principal, folderId?: string) 
 }
 
 export async function getSubnet(db: Db, caller: Principal, id: string) {
-  const subnet = await getSubnetDto(db, caller.orgId, id);
-  return { ...subnet, children: await repo.children(db, caller.orgId, id) };
+  const { dto, children } = await getSubnetWithUsage(db, caller.orgId, id);
+  return { ...dto, children };
 }
 
 export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
@@ -138,7 +111,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
     return row;
   });
-  const subnet = await getSubnetDto(db, caller.orgId, created.id);
+  const subnet = (await getSubnetWithUsage(db, caller.orgId, created.id)).dto;
   if (vrfId) return subnet;
   const warnings = (await repo.overlappingInVrfs(db, caller.orgId, network)).map((w) => ({
     id: w.id,
@@ -185,7 +158,7 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
       Object.keys(values).length > 0 ? await repo.update(tx, orgId, id, values) : await repo.get(tx, orgId, id);
     await recordUpdate(tx, caller, 'subnet', id, subnetFields(before), subnetFields(after));
   });
-  return getSubnetDto(db, orgId, id);
+  return (await getSubnetWithUsage(db, orgId, id)).dto;
 }
 
 export async function deleteSubnet(db: Db, caller: Principal, id: string) {

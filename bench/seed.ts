@@ -1,0 +1,42 @@
+/** Bulk seeding in SQL for the benchmark: organisations, subnets and addresses in the numbers the targets name. */
+import { randomUUID } from 'node:crypto';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, rowsOf } from '../server/db/connection';
+import * as identity from '../server/modules/identity/identity.service';
+
+export function seeder(db: Db) {
+  const run = (statement: SQL) => db.execute(statement);
+  const rows = async <T>(statement: SQL) => rowsOf<T>(await run(statement));
+  return {
+    run,
+    rows,
+    /** An enterprise organisation whose rate limit is raised (not removed) so the limiter still runs. */
+    async enterpriseOrg() {
+      const email = `bench-${randomUUID()}@example.test`;
+      const user = await identity.ensureUser(db, email, { plan: 'enterprise' });
+      await identity.setLimits(db, email, { rate_limit: 1_000_000_000 });
+      const { key } = await identity.createApiKey(db, user, 'bench');
+      return { orgId: user.orgId, key };
+    },
+    /** Inserts one subnet (top level unless a parent is given) and answers its id. */
+    async subnet(orgId: string, network: string, parentId: string | null = null, vrfId: string | null = null) {
+      const [row] = await rows<{ id: string }>(sql`
+        INSERT INTO subnets (org_id, network, parent_id, vrf_id) VALUES (${orgId}, ${network}::cidr, ${parentId}, ${vrfId})
+        RETURNING id`);
+      return row.id;
+    },
+    /** `count` children of `parentId` whose networks a SQL expression of `i` (0-based) gives. */
+    async children(orgId: string, parentId: string | null, count: number, network: SQL, vrfId: string | null = null) {
+      await run(sql`
+        INSERT INTO subnets (org_id, parent_id, vrf_id, network)
+        SELECT ${orgId}, ${parentId}, ${vrfId}, ${network} FROM generate_series(0, ${count - 1}) AS i`);
+    },
+    /** `count` addresses of a subnet, consecutive from `first`. */
+    async addresses(orgId: string, subnetId: string, first: string, count: number) {
+      await run(sql`
+        INSERT INTO addresses (org_id, subnet_id, ip, hostname)
+        SELECT ${orgId}, ${subnetId}, ${first}::inet + i, 'host-' || i FROM generate_series(0, ${count - 1}) AS i`);
+    },
+  };
+}
+export type Seeder = ReturnType<typeof seeder>;

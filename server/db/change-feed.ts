@@ -1,0 +1,96 @@
+/**
+ * Notifications of committed changes, through PostgreSQL's LISTEN/NOTIFY: triggers NOTIFY a channel
+ * when rows that in-memory caches depend on change (migrations/0009), and every process hears it.
+ *
+ * On a PostgreSQL server every pooled connection LISTENs, so the notification of a change made through
+ * this process arrives with its COMMIT, before the change's request answers; a dedicated connection
+ * hears other processes' changes as soon as the server sends them. While that connection is down the
+ * feed is not `reliable` and subscribers are told to forget everything (on loss and on reconnection).
+ * PGlite delivers its own notifications with the COMMIT, and only one process can open it.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** The channels the triggers notify. */
+export const CHANGE_CHANNELS = ['principals_changed'] as const;
+export type ChangeChannel = (typeof CHANGE_CHANNELS)[number];
+
+export interface ChangeFeed {
+  /** `onChange` runs after each committed change on the channel, and whenever one may have been missed. */
+  subscribe(channel: ChangeChannel, onChange: () => void): void;
+  /** False while changes of other processes could go unheard (caches must then not be trusted). */
+  reliable(): boolean;
+  close(): Promise<void>;
+}
+
+function subscribers() {
+  const byChannel = new Map<string, Set<() => void>>();
+  return {
+    add(channel: string, onChange: () => void) {
+      const set = byChannel.get(channel) ?? new Set();
+      set.add(onChange);
+      byChannel.set(channel, set);
+    },
+    notify(channel: string) {
+      for (const onChange of byChannel.get(channel) ?? []) onChange();
+    },
+    notifyAll() {
+      for (const set of byChannel.values()) for (const onChange of set) onChange();
+    },
+  };
+}
+
+const listenAll = (client: pg.Client | pg.PoolClient) =>
+  Promise.all(CHANGE_CHANNELS.map((channel) => client.query(`LISTEN ${channel}`)));
+
+export function postgresChangeFeed(pool: pg.Pool, connectionString: string): ChangeFeed {
+  const subs = subscribers();
+  let listener: pg.Client | null = null;
+  let ready = false;
+  let closed = false;
+  pool.on('connect', (client) => {
+    client.on('notification', (message) => subs.notify(message.channel));
+    listenAll(client).catch(() => {});
+  });
+
+  const lost = () => {
+    ready = false;
+    subs.notifyAll();
+  };
+  async function connect() {
+    if (closed) return;
+    const client = new pg.Client({ connectionString });
+    listener = client;
+    client.on('notification', (message) => subs.notify(message.channel));
+    client.on('error', () => {});
+    client.on('end', () => {
+      lost();
+      if (!closed) setTimeout(connect, 1000).unref();
+    });
+    try {
+      await client.connect();
+      await listenAll(client);
+      ready = true;
+      subs.notifyAll(); // whatever changed while nobody listened
+    } catch {
+      client.end().catch(() => {});
+    }
+  }
+  void connect();
+
+  return {
+    subscribe: subs.add,
+    reliable: () => ready && !closed,
+    async close() {
+      closed = true;
+      lost();
+      await listener?.end().catch(() => {});
+    },
+  };
+}
+
+export async function pgliteChangeFeed(client: PGlite): Promise<ChangeFeed> {
+  const subs = subscribers();
+  for (const channel of CHANGE_CHANNELS) await client.listen(channel, () => subs.notify(channel));
+  return { subscribe: subs.add, reliable: () => true, close: async () => {} };
+}
