@@ -33,7 +33,11 @@ const commit = (await seed.rows<{ synchronous_commit: string }>(sql`SHOW synchro
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
 const coreRound = withCore ? await prepareCore(seed) : null;
-const scenarios = await prepareThroughput(seed);
+/** BENCH_ONLY=<text> measures only the hot paths whose name holds it (and the ceiling). */
+const only = process.env.BENCH_ONLY;
+const scenarios = (await prepareThroughput(seed)).filter(
+  (scenario, i) => i === 0 || !only || scenario.name.includes(only),
+);
 // Steady state: autovacuum keeps the visibility map current, which index-only scans rely on.
 await seed.run(sql`VACUUM ANALYZE`);
 console.log(`seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);

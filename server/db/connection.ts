@@ -8,7 +8,6 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
-import { registerRawQuery } from './prepared';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -35,7 +34,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if ('databaseUrl' in options) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    registerRawQuery(db, async (name, text, values) => (await pool.query({ name, text, values })).rows);
     const changes = postgresChangeFeed(pool, options.databaseUrl);
     changeFeeds.set(db, changes);
     const close = async () => {
@@ -58,7 +56,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       extensions: { btree_gist },
     });
     const db = drizzlePglite(client, { schema }) as unknown as Db;
-    registerRawQuery(db, async (_name, text, values) => (await client.query(text, values)).rows);
     await migrate(db);
     changeFeeds.set(db, await pgliteChangeFeed(client));
     return {

@@ -1,23 +1,39 @@
 import { type SQL, sql } from 'drizzle-orm';
+import pg from 'pg';
 import type { Db } from './connection';
 
 type RawQuery = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
 
-/** The driver's own query function of each opened database (not of its transactions). */
-const rawQueries = new WeakMap<object, RawQuery>();
-
-export function registerRawQuery(db: Db, query: RawQuery): void {
-  rawQueries.set(db, query);
+/**
+ * The driver client behind a drizzle database or transaction. drizzle keeps it in its session (a field
+ * that is private in its types, stable in the pinned version); without it statements go through drizzle.
+ */
+function rawQueryOf(db: Db): RawQuery | null {
+  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
+    return async (name, text, values) => (await client.query({ name, text, values })).rows;
+  }
+  const pglite = client as { query?: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }> } | undefined;
+  if (typeof pglite?.query === 'function') {
+    return async (_name, text, values) => (await pglite.query?.(text, values))?.rows ?? [];
+  }
+  return null;
 }
 
+const rawQueries = new WeakMap<Db, RawQuery | null>();
+
 /**
- * A SQL statement with positional parameters ($1, $2 …) for the hot paths: on the database itself it goes
- * to the driver as a named prepared statement (parsed and planned once per connection, no query building),
- * inside a transaction through drizzle as usual. Rows come back as the driver gives them.
+ * A SQL statement with positional parameters ($1, $2 …) for the hot paths: it goes straight to the driver,
+ * on a PostgreSQL server as a named prepared statement (parsed and planned once per connection), with no
+ * query building, in or out of a transaction. Rows come back as the driver gives them.
  */
 export function prepared<Row>(name: string, text: string) {
   return async (db: Db, ...values: unknown[]): Promise<Row[]> => {
-    const raw = rawQueries.get(db);
+    let raw = rawQueries.get(db);
+    if (raw === undefined) {
+      raw = rawQueryOf(db);
+      rawQueries.set(db, raw);
+    }
     if (raw) return (await raw(name, text, values)) as Row[];
     return ((await db.execute(withValues(text, values))) as unknown as { rows: Row[] }).rows;
   };
@@ -26,9 +42,5 @@ export function prepared<Row>(name: string, text: string) {
 /** `text` with its $n placeholders bound to `values` as drizzle parameters. */
 function withValues(text: string, values: unknown[]): SQL {
   const parts = text.split(/\$(\d+)/);
-  const chunks: SQL[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    chunks.push(i % 2 === 0 ? sql.raw(parts[i]) : sql`${values[Number(parts[i]) - 1]}`);
-  }
-  return sql.join(chunks);
+  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`)));
 }

@@ -65,9 +65,6 @@ function authorize(principal: Principal, meta: RouteMeta, method: string, reques
   }
 }
 
-const usedWithinAMinute = (lastUsedAt: Date | null) =>
-  lastUsedAt !== null && Date.now() - lastUsedAt.getTime() < 60_000;
-
 /** Runs before request validation, so the order is 401 → 403 → 400 as the design fixes it. */
 export function authenticate(db: Db): RequestHandler {
   const principals = principalLookup(db);

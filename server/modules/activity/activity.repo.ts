@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 import { activity, users } from '../../db/schema';
 
 export type ActivityRow = typeof activity.$inferSelect;
@@ -20,7 +21,17 @@ export interface ActivityFilter {
 /** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters (6 per row). */
 const INSERT_CHUNK = 1000;
 
+const insertOne = prepared(
+  'activity_insert',
+  'INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes) VALUES ($1, $2, $3, $4, $5, $6)',
+);
+
 export async function insertMany(db: Db, rows: ActivityInsert[]) {
+  if (rows.length === 1) {
+    const [r] = rows;
+    await insertOne(db, r.orgId, r.userId, r.action, r.resourceType, r.resourceId, JSON.stringify(r.changes));
+    return;
+  }
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await db.insert(activity).values(rows.slice(i, i + INSERT_CHUNK));
   }

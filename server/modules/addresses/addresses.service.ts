@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type {
-  Address,
   BatchCreateAddressesBody,
   BatchUpdateAddressesBody,
   CreateAddressBody,
@@ -16,16 +15,14 @@ import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import { lockSpaces, spaceOf } from '../subnets/subnets.repo';
 import * as repo from './addresses.repo';
 
-type AddressDto = z.infer<typeof Address>;
-
-const toDto = (row: repo.AddressRow): AddressDto => ({
+const toDto = (row: repo.AddressRow): repo.AddressDto => ({
   id: row.id,
   subnet_id: row.subnetId,
   ip: row.ip,
   hostname: row.hostname,
   mac_address: row.macAddress,
   description: row.description,
-  status: row.status as AddressDto['status'],
+  status: row.status as repo.AddressDto['status'],
   owner: row.owner,
   ...(row.ptrRecord !== null ? { ptr_record: row.ptrRecord } : {}),
   ...(row.customFields ? { custom_fields: row.customFields } : {}),
@@ -65,11 +62,12 @@ async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: st
 }
 
 export async function listAddresses(db: Db, caller: Principal, subnetId: string, limit: number, offset: number) {
-  await loadSubnet(db, caller.orgId, subnetId);
-  const total = await repo.countInSubnet(db, caller.orgId, subnetId);
-  // An offset at or past the end is an empty page; past 2^63 PostgreSQL would refuse it (a 500), so never send it.
-  const rows = offset < total ? await repo.listInSubnet(db, caller.orgId, subnetId, limit, offset) : [];
-  return { addresses: rows.map(toDto), total };
+  // Past 2^63 PostgreSQL would refuse the offset (a 500); any offset past 2^53 is past the end anyway.
+  const page = orNotFound(
+    await repo.pageInSubnet(db, caller.orgId, subnetId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
+    'Subnet',
+  );
+  return { addresses: page.page, total: page.total };
 }
 
 export async function getAddress(db: Db, caller: Principal, id: string) {
@@ -85,9 +83,8 @@ export async function createAddress(
   const subnet = await loadSubnet(db, caller.orgId, subnetId);
   const ip = assignableIp(subnet, input.ip);
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'addresses', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, caller.orgId));
     await lockSpaces(tx, caller.orgId, [spaceOf(subnet.row.vrfId)], 'shared');
-    await assertNotInChild(tx, caller.orgId, subnetId, [ip]);
     const values: repo.AddressInsert = {
       subnetId,
       vrfId: subnet.row.vrfId,
@@ -101,7 +98,15 @@ export async function createAddress(
         customFields: input.custom_fields,
       }),
     };
-    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), `ip: ${ip} is already assigned`);
+    const row = await uniqueOr(
+      () => repo.insertUnlessInChild(tx, caller.orgId, values),
+      `ip: ${ip} is already assigned`,
+    );
+    if (!row) {
+      // Under the space lock no child can appear or vanish between the insert and this look-up.
+      await assertNotInChild(tx, caller.orgId, subnetId, [ip]);
+      throw new Error(`address ${ip} was neither inserted nor inside a child subnet`);
+    }
     await recordCreate(tx, caller, 'address', row.id, addressFields(row));
     return toDto(row);
   });
@@ -119,7 +124,7 @@ export async function batchCreateAddresses(
   return db.transaction(async (tx) => {
     const spaceId = spaceOf(subnet.row.vrfId);
     const fresh = ips.length - (await repo.countAssigned(tx, caller.orgId, spaceId, ips));
-    await assertLimitLocked(tx, caller.orgId, 'addresses', () => repo.countInOrg(tx, caller.orgId), fresh);
+    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, caller.orgId), fresh);
     await lockSpaces(tx, caller.orgId, [spaceId], 'shared');
     await assertNotInChild(tx, caller.orgId, subnetId, ips);
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));

@@ -37,7 +37,7 @@ export async function createApiKey(
   input: z.infer<typeof CreateApiKeyBody>,
 ): Promise<z.infer<typeof CreatedApiKey>> {
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'api_keys', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'api_keys', () => repo.countInOrg(tx, caller.orgId));
     const permissions = ordered(input.permissions);
     const { id, key } = await identity.createApiKey(
       tx,

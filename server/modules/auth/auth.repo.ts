@@ -1,6 +1,9 @@
 import { and, asc, count, eq, gt, isNull, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 import { magicLinks, oauthFlows, organizations, sessions, users } from '../../db/schema';
+import type { Role } from '../identity/identity.repo';
+import type { Plan } from '../plans/limits';
 
 /* Magic links */
 
@@ -88,13 +91,47 @@ export async function deleteSessionByHash(db: Db, tokenHash: string) {
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 
+const userWithOrganization = prepared<{
+  id: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+  role: Role;
+  createdAt: Date;
+  orgName: string;
+  slug: string;
+  plan: Plan;
+  orgCreatedAt: Date;
+  orgUpdatedAt: Date;
+}>(
+  'user_with_organization',
+  `SELECT u.id, u.email, u.name, u.email_verified AS "emailVerified", u.role, u.created_at AS "createdAt",
+     o.name AS "orgName", o.slug, o.plan, o.created_at AS "orgCreatedAt", o.updated_at AS "orgUpdatedAt"
+   FROM users u JOIN organizations o ON o.id = u.org_id
+   WHERE u.org_id = $1 AND u.id = $2`,
+);
+
 export async function getUserWithOrganization(db: Db, orgId: string, userId: string) {
-  const [row] = await db
-    .select({ user: users, organization: organizations })
-    .from(users)
-    .innerJoin(organizations, eq(organizations.id, users.orgId))
-    .where(and(eq(users.orgId, orgId), eq(users.id, userId)));
-  return row ?? null;
+  const [r] = await userWithOrganization(db, orgId, userId);
+  if (!r) return null;
+  return {
+    user: {
+      id: r.id,
+      email: r.email,
+      name: r.name,
+      emailVerified: r.emailVerified,
+      role: r.role,
+      createdAt: r.createdAt,
+    },
+    organization: {
+      id: orgId,
+      name: r.orgName,
+      slug: r.slug,
+      plan: r.plan,
+      createdAt: r.orgCreatedAt,
+      updatedAt: r.orgUpdatedAt,
+    },
+  };
 }
 
 /** Every member of the organisation with their role (call with the organisation row locked). */

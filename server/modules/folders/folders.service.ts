@@ -29,7 +29,7 @@ export async function getFolder(db: Db, caller: Principal, id: string) {
 
 export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'folders', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'folders', () => repo.countInOrg(tx, caller.orgId));
     const values = { name: input.name, description: input.description, sortOrder: input.sort_order };
     const row = await uniqueOr(
       () => repo.insert(tx, caller.orgId, given(values) as repo.FolderValues),

@@ -27,7 +27,7 @@ export async function getLocation(db: Db, caller: Principal, id: string) {
 
 export async function createLocation(db: Db, caller: Principal, input: z.infer<typeof CreateLocationBody>) {
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'locations', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'locations', () => repo.countInOrg(tx, caller.orgId));
     const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
     const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name));
     await recordCreate(tx, caller, 'location', row.id, locationFields(row));

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection';
 import { duplicate, isUniqueViolation, notFound } from '../../http/errors';
-import { getOrganization, lockOrganization } from '../identity/identity.repo';
+import { getOrganization, lockOrganization, type Principal } from '../identity/identity.repo';
 import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
 
 export function orNotFound<T>(row: T | undefined | null, resource: string): T {
@@ -18,19 +18,24 @@ export async function uniqueOr<T>(action: () => Promise<T>, message: string): Pr
   }
 }
 
+/** The organisation a limit applies to, with its plan when the caller already knows it (a request's caller). */
+type LimitOwner = { orgId: string } & Partial<Pick<Principal, 'plan' | 'limitOverrides'>>;
+
 /**
  * Checks a plan limit inside the caller's transaction, with the organisation row locked, so two
- * concurrent creates cannot both take the last slot. An unlimited plan takes no lock and counts nothing.
+ * concurrent creates cannot both take the last slot. An unlimited plan takes no lock and counts nothing;
+ * the plan is the caller's (read with the request's authentication) or else read here.
  */
 export async function assertLimitLocked(
   tx: Db,
-  orgId: string,
+  owner: LimitOwner,
   name: LimitName,
   countCurrent: () => Promise<number>,
   adding = 1,
 ): Promise<void> {
-  const current = await getOrganization(tx, orgId);
-  if (current && effectiveLimits(current.plan, current.limitOverrides)[name] === null) return;
+  const { orgId } = owner;
+  const known = owner.plan ? owner : await getOrganization(tx, orgId);
+  if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return;
   const org = await lockOrganization(tx, orgId);
   assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, await countCurrent(), adding);
 }

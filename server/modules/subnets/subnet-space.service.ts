@@ -101,7 +101,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
   }
   const networks = splitCidr(cidr, parts).map(formatCidr);
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, orgId, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
+    await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
     const row = await lockSubnet(tx, orgId, id, before.vrfId);
     // A part can equal any descendant, not only a direct child.
     const clash = await repo.findInsideWithPrefix(tx, orgId, repo.spaceOf(row.vrfId), row.network, prefix);

@@ -24,11 +24,11 @@ export async function lockSpaces(
   spaceIds: string[],
   mode: 'exclusive' | 'shared' = 'exclusive',
 ) {
-  const lock = mode === 'shared' ? sql.raw('pg_advisory_xact_lock_shared') : sql.raw('pg_advisory_xact_lock');
-  for (const spaceId of [...new Set(spaceIds)].sort()) {
-    await db.execute(sql`SELECT ${lock}(hashtextextended(${`subnets:${orgId}:${spaceId}`}, 0))`);
-  }
+  const lock = mode === 'shared' ? lockSpaceShared : lockSpace;
+  for (const spaceId of [...new Set(spaceIds)].sort()) await lock(db, `subnets:${orgId}:${spaceId}`);
 }
+const lockSpace = prepared('lock_space', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
+const lockSpaceShared = prepared('lock_space_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
 
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(subnets).where(inOrg(orgId, id)))[0];

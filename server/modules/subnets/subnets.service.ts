@@ -89,7 +89,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   await assertReferences(db, caller.orgId, input);
   const vrfId = input.vrf_id ?? null;
   const created = await db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'subnets', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await repo.lockSpaces(tx, caller.orgId, [repo.spaceOf(vrfId)]);
     await assertNotInSpace(tx, caller.orgId, repo.spaceOf(vrfId), network);
     const row = await insertNested(tx, caller.orgId, {

@@ -35,7 +35,7 @@ export const acceptLink = (publicUrl: string, token: string) =>
 async function assertInvitable(db: Db, orgId: string, email: string, now: Date) {
   await assertLimitLocked(
     db,
-    orgId,
+    { orgId },
     'users',
     async () => (await team.countMembers(db, orgId)) + (await invitations.countPending(db, orgId, now)),
   );

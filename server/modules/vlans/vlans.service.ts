@@ -39,7 +39,7 @@ export async function getVlan(db: Db, caller: Principal, id: string) {
 export async function createVlan(db: Db, caller: Principal, input: z.infer<typeof CreateVlanBody>) {
   await assertLocation(db, caller.orgId, input.location_id);
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'vlans', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'vlans', () => repo.countInOrg(tx, caller.orgId));
     const values = given({
       vlanNumber: input.vlan_number,
       name: input.name,
@@ -80,7 +80,7 @@ export async function deleteVlan(db: Db, caller: Principal, id: string) {
 export async function ensureVlan(tx: Db, caller: Actor, vlanNumber: number) {
   const existing = await repo.findByNumber(tx, caller.orgId, vlanNumber);
   if (existing) return existing;
-  await assertLimitLocked(tx, caller.orgId, 'vlans', () => repo.countInOrg(tx, caller.orgId));
+  await assertLimitLocked(tx, caller, 'vlans', () => repo.countInOrg(tx, caller.orgId));
   const row = await repo.insert(tx, caller.orgId, { vlanNumber });
   await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
   return row;

@@ -29,7 +29,7 @@ export async function getVrf(db: Db, caller: Principal, id: string) {
 
 export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof CreateVrfBody>) {
   return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
     const values = given({ name: input.name, rd: input.rd, description: input.description }) as repo.VrfValues;
     const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name));
     await recordCreate(tx, caller, 'vrf', row.id, vrfFields(row));
@@ -67,7 +67,7 @@ export async function deleteVrf(db: Db, caller: Principal, id: string) {
 export async function ensureVrf(tx: Db, caller: Actor, name: string) {
   const existing = await repo.findByName(tx, caller.orgId, name);
   if (existing) return existing;
-  await assertLimitLocked(tx, caller.orgId, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
+  await assertLimitLocked(tx, caller, 'vrfs', () => repo.countInOrg(tx, caller.orgId));
   const row = await repo.insert(tx, caller.orgId, { name });
   await recordCreate(tx, caller, 'vrf', row.id, vrfFields(row));
   return row;

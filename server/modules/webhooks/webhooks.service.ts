@@ -72,7 +72,7 @@ export async function createWebhook(
   // The URL is part of the body's validation (400), so it is checked before the plan limit (402).
   await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
   return context.db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller.orgId, 'webhooks', () => repo.countInOrg(tx, caller.orgId));
+    await assertLimitLocked(tx, caller, 'webhooks', () => repo.countInOrg(tx, caller.orgId));
     const row = await repo.insert(tx, caller.orgId, {
       url: input.url,
       description: input.description ?? '',

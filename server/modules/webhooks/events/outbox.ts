@@ -5,9 +5,9 @@
  * (worker.ts) delivers those rows. Nothing is written when no subscription wants the event.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/connection';
-import { webhookEvents, webhookOutbox, webhooks } from '../../../db/schema';
+import { prepared } from '../../../db/prepared';
+import { webhookEvents, webhookOutbox } from '../../../db/schema';
 import type { ActivityRecord } from '../../activity/activity.service';
 
 /** The resources whose changes are webhook events (not keys, members, invitations, webhooks or the org). */
@@ -55,14 +55,16 @@ function* chunks<T>(items: T[]): Generator<T[]> {
   for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
 }
 
+const activeSubscriptions = prepared<{ id: string; eventTypes: string[] }>(
+  'webhooks_active',
+  'SELECT id, event_types AS "eventTypes" FROM webhooks WHERE org_id = $1 AND is_active',
+);
+
 /** Writes the events of these activity entries and their deliveries-to-be; call it in the change's transaction. */
 export async function enqueueEvents(tx: Db, orgId: string, entries: ActivityRecord[]): Promise<void> {
   const events = entries.map(eventOf).filter((e): e is PendingEvent => e !== null);
   if (events.length === 0) return;
-  const subscriptions = await tx
-    .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
-    .from(webhooks)
-    .where(and(eq(webhooks.orgId, orgId), eq(webhooks.isActive, true)));
+  const subscriptions = await activeSubscriptions(tx, orgId);
   if (subscriptions.length === 0) return;
 
   const rows: (typeof webhookEvents.$inferInsert)[] = [];
