@@ -132,6 +132,27 @@ describe('served documentation', () => {
     expect(await response.json()).toEqual(committed);
   });
 
+  it("answers a request carrying the document's ETag with 304 and no body", async () => {
+    const etag = (await fetch(`${server.url}/openapi.json`)).headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const response = await fetch(`${server.url}/openapi.json`, { headers: { 'if-none-match': etag as string } });
+    expect([response.status, await response.text()]).toEqual([304, '']);
+  });
+
+  it('sends the document gzipped to a client that accepts it, and plain to one that does not', async () => {
+    const { request } = await import('node:http');
+    const encodingOf = (acceptEncoding: string) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        request(`${server.url}/openapi.json`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+          res.resume();
+          resolve(res.headers['content-encoding']);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect([await encodingOf('gzip, br'), await encodingOf('identity')]).toEqual(['gzip', undefined]);
+  });
+
   it('serves Swagger UI at /docs', async () => {
     const response = await fetch(`${server.url}/docs/`);
     expect(response.status).toBe(200);

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../server/db/connection';
+import { leaseSize } from '../../server/http/rate-limit';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient, type ApiResponse, clientIp } from '../support/client';
 import { expectStatus } from '../support/observed';
@@ -50,6 +51,25 @@ describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL d
     expect(new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size).toBe(1);
     const remaining = responses.filter((r) => r.status === 200).map((r) => r.headers.get('x-ratelimit-remaining'));
     expect(remaining.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+
+  it('1,200 requests of a user limited to 1,000 per minute: never more than 1,000 pass, and at most one lease fewer', async () => {
+    // Each process claims leases of leaseSize(1000) = 20 hits; hits one process leased and did not use are
+    // lost, so with two processes at most 19 requests are refused early (docs/performance.md).
+    const email = `rate-${randomUUID()}@example.test`;
+    const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
+    await identity.setLimits(database.db, email, { rate_limit: 1000 });
+    const { key } = await identity.createApiKey(database.db, user, 'rate');
+    const apis = servers.map((s) => new ApiClient(s.url, { key }));
+    await awayFromWindowEnd();
+    let passed = 0;
+    for (let round = 0; round < 24; round++) {
+      const responses = await burst(50, (api) => api.call('listFolders'), apis);
+      passed += responses.filter((r) => r.status === 200).length;
+    }
+    expect(leaseSize(1000)).toBe(20);
+    expect(passed).toBeLessThanOrEqual(1000);
+    expect(passed).toBeGreaterThanOrEqual(1000 - (leaseSize(1000) - 1));
   });
 
   it('12 sign-in requests from one IP give exactly 5 that pass', async () => {
