@@ -34,6 +34,8 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   const log = deps.log ?? ((message, error) => console.error(message, error));
   const app = express();
   app.disable('x-powered-by');
+  // No ETag hashed over every API answer (a page of addresses is 30 KB); /openapi.json sets its own.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
 
