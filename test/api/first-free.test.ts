@@ -1,0 +1,191 @@
+/**
+ * GET /subnets/{id}/first-free against a brute-force model, through HTTP on the real database: random
+ * address sets (dense runs, gaps anywhere, the gateway inside and outside runs, child subnets, pool and
+ * non-pool, IPv4 and IPv6), and sets large enough to cross the search's internal boundaries (it counts
+ * in eight sub-windows while a window holds more than 2,048 records, and lists below that).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectStatus } from '../support/observed';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+
+let server: TestServer;
+let org: TestOrg;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await server.newOrg({ plan: 'enterprise' });
+});
+afterAll(() => server?.close());
+
+// --- addresses as numbers, written independently of server/ipam ----------------------------------
+
+const v4 = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+const v6 = (n: number) => `2001:db8:77::${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+
+interface Case {
+  family: 4 | 6;
+  /** Host bits of the subnet (its size is 2^bits). */
+  bits: number;
+  isPool: boolean;
+  /** Offsets inside the subnet. */
+  used: number[];
+  gateway: number | null;
+  /** Child subnets as [offset, host bits], aligned and disjoint. */
+  children: [number, number][];
+}
+
+/** The model: the lowest usable offset holding no record, not the gateway, in no child; null when none. */
+function model(c: Case): number | null {
+  const size = 2 ** c.bits;
+  const reservesEnds = c.family === 4 && c.bits >= 2 && !c.isPool;
+  const used = new Set(c.used);
+  for (let offset = reservesEnds ? 1 : 0; offset < (reservesEnds ? size - 1 : size); offset++) {
+    if (used.has(offset) || offset === c.gateway) continue;
+    if (c.children.some(([start, bits]) => offset >= start && offset < start + 2 ** bits)) continue;
+    return offset;
+  }
+  return null;
+}
+
+let nextBlock = 0;
+/** Creates the case in a fresh block of the organisation and answers the first-free ip and its text. */
+async function run(c: Case) {
+  const block = nextBlock++;
+  const base = c.family === 4 ? (10 << 24) + block * 2 ** 16 : block * 2 ** 16;
+  const text = (offset: number) => (c.family === 4 ? v4(base + offset) : v6(base + offset));
+  const network = `${text(0)}/${(c.family === 4 ? 32 : 128) - c.bits}`;
+  const subnet = expectStatus(
+    await org.api.call('createSubnet', {
+      body: { network, is_pool: c.isPool, ...(c.gateway !== null ? { gateway: text(c.gateway) } : {}) },
+    }),
+    201,
+  );
+  for (const [start, bits] of c.children) {
+    const child = `${text(start)}/${(c.family === 4 ? 32 : 128) - bits}`;
+    expectStatus(await org.api.call('createSubnet', { body: { network: child } }), 201);
+  }
+  for (let i = 0; i < c.used.length; i += 500) {
+    const ips = c.used.slice(i, i + 500).map(text);
+    const created = expectStatus(
+      await org.api.call('batchCreateAddresses', { params: { id: subnet.id }, body: { ips } }),
+      200,
+    );
+    expect(created.created).toBe(ips.length);
+  }
+  const answer = expectStatus(await org.api.call('getSubnetFirstFreeIp', { params: { id: subnet.id } }), 200);
+  const expected = model(c);
+  return { answer, expected: expected === null ? null : text(expected) };
+}
+
+/** Offsets a case may hold records at: usable, outside children (those belong to the child). */
+function assignable(c: Omit<Case, 'used'>, offset: number) {
+  const size = 2 ** c.bits;
+  if (c.family === 4 && c.bits >= 2 && !c.isPool && (offset === 0 || offset === size - 1)) return false;
+  return !c.children.some(([start, bits]) => offset >= start && offset < start + 2 ** bits);
+}
+
+/** Runs of consecutive offsets from the start, a gap, then more runs: the shapes that break walks. */
+const shape = (size: number) =>
+  fc.record({
+    runs: fc.array(fc.record({ start: fc.nat(size - 1), length: fc.integer({ min: 1, max: size }) }), {
+      maxLength: 4,
+    }),
+    scattered: fc.array(fc.nat(size - 1), { maxLength: 40 }),
+  });
+
+const smallCase: fc.Arbitrary<Case> = fc
+  .record({
+    family: fc.constantFrom<4 | 6>(4, 6),
+    bits: fc.integer({ min: 2, max: 9 }),
+    isPool: fc.boolean(),
+    gatewayAt: fc.option(fc.nat(), { nil: null }),
+    childAt: fc.option(fc.record({ index: fc.nat(), bits: fc.integer({ min: 0, max: 3 }) }), { nil: null }),
+  })
+  .chain((base) => {
+    const size = 2 ** base.bits;
+    const children: [number, number][] = [];
+    if (base.childAt && base.childAt.bits < base.bits) {
+      const blocks = size / 2 ** base.childAt.bits;
+      children.push([(base.childAt.index % blocks) * 2 ** base.childAt.bits, base.childAt.bits]);
+    }
+    const gateway = base.gatewayAt === null ? null : base.gatewayAt % size;
+    const partial = { family: base.family, bits: base.bits, isPool: base.isPool, children, gateway };
+    return shape(size).map(({ runs, scattered }) => {
+      const used = new Set<number>();
+      for (const { start, length } of runs) for (let o = start; o < Math.min(size, start + length); o++) used.add(o);
+      for (const o of scattered) used.add(o);
+      return { ...partial, used: [...used].filter((o) => assignable(partial, o)).sort((a, b) => a - b) };
+    });
+  });
+
+describe('first free against a brute-force model', () => {
+  it('10.7.0.0/24 holding 10.7.0.1 … 10.7.0.100 answers 10.7.0.101 (regression: addresses were walked in text order)', async () => {
+    const { answer, expected } = await run({
+      family: 4,
+      bits: 8,
+      isPool: false,
+      used: Array.from({ length: 100 }, (_, i) => i + 1),
+      gateway: null,
+      children: [],
+    });
+    expect([answer.ip, expected]).toEqual([expected, expected]);
+    expect(answer.ip.endsWith('.101')).toBe(true);
+  });
+
+  it('a /23 holding its first 64 hosts answers the 65th', async () => {
+    const { answer } = await run({
+      family: 4,
+      bits: 9,
+      isPool: false,
+      used: Array.from({ length: 64 }, (_, i) => i + 1),
+      gateway: null,
+      children: [],
+    });
+    expect(answer.ip.endsWith('.65')).toBe(true);
+  });
+
+  it('answers {ip: null, message} when every usable address is taken', async () => {
+    const { answer } = await run({
+      family: 4,
+      bits: 3,
+      isPool: false,
+      used: [1, 2, 3, 4, 5],
+      gateway: 6,
+      children: [],
+    });
+    expect(answer.ip).toBeNull();
+    expect(answer.message).toMatch(/^No free address in /);
+  });
+
+  it('agrees with the model on small subnets of both families (runs, gaps, gateway, a child, pool)', async () => {
+    await fc.assert(
+      fc.asyncProperty(smallCase, async (c) => {
+        const { answer, expected } = await run(c);
+        expect(answer.ip).toBe(expected);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('agrees with the model past the listing threshold: a /20 nearly full, one gap at a sub-window edge', async () => {
+    // 4,094 usable hosts; sub-windows of 511 or 512 offsets: gaps just before, at and after their edges.
+    const size = 4096;
+    const edges = [1, 2, 511, 512, 513, 1023, 1024, 2047, 2048, 2049, 3583, 3584, 4093, 4094];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...edges),
+        fc.option(fc.constantFrom(...edges), { nil: null }),
+        fc.constantFrom<4 | 6>(4, 6),
+        async (gap, gateway, family) => {
+          const used: number[] = [];
+          for (let o = 1; o < size - 1; o++) if (o !== gap) used.push(o);
+          const c: Case = { family, bits: 12, isPool: false, used, gateway, children: [] };
+          const { answer, expected } = await run(c);
+          expect(answer.ip).toBe(expected);
+        },
+      ),
+      { numRuns: 6 },
+    );
+  });
+});
