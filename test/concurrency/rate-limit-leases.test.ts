@@ -11,6 +11,8 @@ import { leaseSize, postgresCounters } from '../../server/http/rate-limit';
 
 const url = process.env.TEST_DATABASE_URL;
 let database: Database;
+/** The current minute: every process sweeps counter rows of windows that began over an hour ago. */
+const currentWindow = () => new Date(Date.now() - (Date.now() % 60_000));
 
 beforeAll(async () => {
   database = await openDatabase(url ? { databaseUrl: url, maxConnections: 4 } : { dataDir: null });
@@ -27,7 +29,7 @@ describe('rate-limit leases across processes', () => {
         async (limit, processes, picks) => {
           const stores = Array.from({ length: processes }, () => postgresCounters(database.db));
           const key = `lease-test:${randomUUID()}`;
-          const window = new Date(Date.UTC(2026, 0, 1));
+          const window = currentWindow();
           // Demand beyond the limit, spread over the processes in the drawn order, some hits at once.
           const demand = limit + picks.length;
           let admitted = 0;
@@ -51,7 +53,7 @@ describe('rate-limit leases across processes', () => {
   it('is exact for one process: each hit is admitted until the limit, with the remaining count', async () => {
     const store = postgresCounters(database.db);
     const key = `lease-test:${randomUUID()}`;
-    const window = new Date(Date.UTC(2026, 0, 1));
+    const window = currentWindow();
     const answers = [];
     for (let i = 0; i < 130; i++) answers.push(await store.take(key, window, 60_000, 120));
     expect(answers.map((a) => a.allowed)).toEqual([...Array(120).fill(true), ...Array(10).fill(false)]);
