@@ -40,18 +40,24 @@ function subscribers() {
   };
 }
 
-const listenAll = (client: pg.Client | pg.PoolClient) =>
+const listenAll = (client: pg.ClientBase) =>
   Promise.all(CHANGE_CHANNELS.map((channel) => client.query(`LISTEN ${channel}`)));
 
-export function postgresChangeFeed(pool: pg.Pool, connectionString: string): ChangeFeed {
+/**
+ * The feed of a PostgreSQL server; pass `onPoolConnect` as the pool's `onConnect`, so every pooled
+ * connection LISTENs before it is first handed out.
+ */
+export function postgresChangeFeed(connectionString: string): ChangeFeed & {
+  onPoolConnect: (client: pg.ClientBase) => Promise<void>;
+} {
   const subs = subscribers();
   let listener: pg.Client | null = null;
   let ready = false;
   let closed = false;
-  pool.on('connect', (client) => {
+  const onPoolConnect = async (client: pg.ClientBase) => {
     client.on('notification', (message) => subs.notify(message.channel));
-    listenAll(client).catch(() => {});
-  });
+    await listenAll(client);
+  };
 
   const lost = () => {
     ready = false;
@@ -79,6 +85,7 @@ export function postgresChangeFeed(pool: pg.Pool, connectionString: string): Cha
   void connect();
 
   return {
+    onPoolConnect,
     subscribe: subs.add,
     reliable: () => ready && !closed,
     async close() {

@@ -32,9 +32,13 @@ export type DatabaseOptions =
 /** Opens PostgreSQL (a server when a URL is given, else embedded PGlite) and runs the migrations. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if ('databaseUrl' in options) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
+    const changes = postgresChangeFeed(options.databaseUrl);
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.maxConnections ?? 10,
+      onConnect: changes.onPoolConnect,
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    const changes = postgresChangeFeed(pool, options.databaseUrl);
     changeFeeds.set(db, changes);
     const close = async () => {
       await changes.close();
