@@ -21,6 +21,7 @@ function rawQueryOf(db: Db): RawQuery | null {
 }
 
 const rawQueries = new WeakMap<Db, RawQuery | null>();
+const texts = new Map<string, string>();
 
 /**
  * A SQL statement with positional parameters ($1, $2 …) for the hot paths: it goes straight to the driver,
@@ -28,6 +29,9 @@ const rawQueries = new WeakMap<Db, RawQuery | null>();
  * query building, in or out of a transaction. Rows come back as the driver gives them.
  */
 export function prepared<Row>(name: string, text: string) {
+  // A connection keeps one statement per name: two texts under one name would fail at run time.
+  if (texts.has(name) && texts.get(name) !== text) throw new Error(`Two prepared statements are named ${name}`);
+  texts.set(name, text);
   return async (db: Db, ...values: unknown[]): Promise<Row[]> => {
     let raw = rawQueries.get(db);
     if (raw === undefined) {
