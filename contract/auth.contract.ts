@@ -1,31 +1,18 @@
 import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { Plan, Role } from './common/enums';
 import { errors } from './common/errors';
 import { access, type RouteMeta } from './common/meta';
 import { describedUuid, MessageResponse, Timestamp } from './common/schemas';
+
+export { Plan, Role };
 
 const c = initContract();
 const meta = access('Auth');
 
 /** Deleting one's own account is a write any member may make (viewers included). */
 const deleteAccountMeta = { tag: 'Auth', access: 'viewer', scope: 'write' } satisfies RouteMeta;
-
-export const Role = extendApi(z.enum(['admin', 'editor', 'viewer']), {
-  title: 'Role',
-  description:
-    'Role of a user in the organisation. viewer: read IPAM data, search, export, activity, plan, members, own keys; ' +
-    'editor: viewer plus changes to IPAM data, imports and own API keys; admin: everything, including team, webhooks and billing',
-  example: 'editor',
-});
-export type Role = z.infer<typeof Role>;
-
-export const Plan = extendApi(z.enum(['free', 'pro', 'teams', 'enterprise']), {
-  title: 'OrganizationPlan',
-  description: 'Subscription plan of the organisation; a new organisation starts on free',
-  example: 'pro',
-});
-export type Plan = z.infer<typeof Plan>;
 
 export const User = extendApi(
   z

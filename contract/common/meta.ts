@@ -2,7 +2,9 @@
  * Route metadata, declared once per route and read by the server (authentication, scope and role
  * checks) and by the OpenAPI generator (security, tags, response headers).
  */
-export type Role = 'viewer' | 'editor' | 'admin';
+import type { Role } from './enums';
+
+export type { Role };
 
 export interface RouteMeta {
   /** Resource tag shown in the document. */

@@ -1,6 +1,7 @@
 /** Drizzle table definitions for querying. The SQL in migrations/ is the source of the schema. */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { Plan, Role } from '../../contract/common/enums';
 
 const id = () => uuid('id').primaryKey().defaultRandom();
 const orgId = () => uuid('org_id').notNull();
@@ -11,7 +12,7 @@ export const organizations = pgTable('organizations', {
   id: id(),
   name: text('name').notNull(),
   slug: text('slug').notNull(),
-  plan: text('plan', { enum: ['free', 'pro', 'teams', 'enterprise'] }).notNull(),
+  plan: text('plan', { enum: Plan.options }).notNull(),
   limitOverrides: jsonb('limit_overrides').$type<Record<string, number | null>>().notNull(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -23,7 +24,7 @@ export const users = pgTable('users', {
   email: text('email').notNull(),
   name: text('name').notNull(),
   emailVerified: boolean('email_verified').notNull(),
-  role: text('role', { enum: ['admin', 'editor', 'viewer'] }).notNull(),
+  role: text('role', { enum: Role.options }).notNull(),
   acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
   createdAt: createdAt(),
 });
@@ -135,7 +136,7 @@ export const invitations = pgTable('invitations', {
   id: id(),
   orgId: orgId(),
   email: text('email').notNull(),
-  role: text('role', { enum: ['admin', 'editor', 'viewer'] }).notNull(),
+  role: text('role', { enum: Role.options }).notNull(),
   tokenHash: text('token_hash').notNull(),
   invitedBy: uuid('invited_by'),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),

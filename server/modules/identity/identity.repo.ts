@@ -1,10 +1,11 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Role } from '../../../contract/common/enums';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Plan } from '../plans/limits';
 
-export type Role = 'admin' | 'editor' | 'viewer';
+export type { Role } from '../../../contract/common/enums';
 
 /** The caller as the auth layer needs it: user, organisation and the key or session used. */
 export interface Principal {

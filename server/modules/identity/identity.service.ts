@@ -1,3 +1,4 @@
+import { Role as RoleEnum } from '../../../contract/common/enums';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../http/errors';
 import { LIMIT_NAMES, type LimitName, PLANS, type Plan } from '../plans/limits';
@@ -5,7 +6,7 @@ import type { Role } from './identity.repo';
 import * as repo from './identity.repo';
 import { API_KEY_PREFIX_LENGTH, hashToken, newApiKey, newSessionToken, SESSION_TTL_MS } from './tokens';
 
-const ROLES: readonly Role[] = ['admin', 'editor', 'viewer'];
+const ROLES = RoleEnum.options;
 
 function slugify(text: string): string {
   return (

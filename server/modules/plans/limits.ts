@@ -1,21 +1,11 @@
+import { Plan } from '../../../contract/common/enums';
 import { HttpError } from '../../http/errors';
 
-export type Plan = 'free' | 'pro' | 'teams' | 'enterprise';
-export const PLANS: readonly Plan[] = ['free', 'pro', 'teams', 'enterprise'];
+export type { Plan } from '../../../contract/common/enums';
+export const PLANS = Plan.options;
 
-export type LimitName =
-  | 'users'
-  | 'folders'
-  | 'subnets'
-  | 'addresses'
-  | 'vlans'
-  | 'vrfs'
-  | 'locations'
-  | 'api_keys'
-  | 'webhooks'
-  | 'rate_limit'
-  | 'activity_retention_days';
-export const LIMIT_NAMES: readonly LimitName[] = [
+/** Every limit a plan sets (and an enterprise organisation may override). */
+export const LIMIT_NAMES = [
   'users',
   'folders',
   'subnets',
@@ -27,9 +17,9 @@ export const LIMIT_NAMES: readonly LimitName[] = [
   'webhooks',
   'rate_limit',
   'activity_retention_days',
-];
+] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
 
-/** null = unlimited (fair use). Enterprise figures are per-organisation overrides set by the operator. */
 export type Limits = Record<LimitName, number | null>;
 
 const unlimited = { folders: null, subnets: null, vlans: null, vrfs: null, locations: null } as const;
