@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
 import { openConfiguredDatabase } from './database';
 import type { Db } from './db/connection';
-import { HttpError } from './http/errors';
-import type { Role } from './modules/identity/identity.repo';
+import { HttpError } from './errors';
 import * as identity from './modules/identity/identity.service';
+import type { Role } from './modules/identity/principal';
 import type { LimitName, Plan } from './modules/plans/limits';
 
 const usage = `Usage: npm run admin -- <command> [options]

@@ -1,7 +1,7 @@
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract, type RouteMeta } from '../contract';
 import type { ServerContext } from './context';
-import { notImplemented } from './http/errors';
+import { notImplemented } from './errors';
 import { activityRouter } from './modules/activity/activity.router';
 import { addressesRouter } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';

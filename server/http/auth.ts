@@ -2,12 +2,12 @@ import type { AppRoute } from '@ts-rest/core';
 import type { RequestHandler } from 'express';
 import { type Role, type RouteMeta, roleRank, routeMeta } from '../../contract/common/meta';
 import type { Db } from '../db/connection';
-import type { Principal } from '../modules/identity/identity.repo';
+import { forbidden, unauthenticated } from '../errors';
+import type { Principal } from '../modules/identity/principal';
 import { type PrincipalLookup, principalLookup } from '../modules/identity/principals';
 import { API_KEY_PATTERN, hashToken, SESSION_COOKIE } from '../modules/identity/tokens';
 import { apiWriteAllowed } from '../modules/plans/limits';
 import { readCookie } from './cookies';
-import { forbidden, unauthenticated } from './errors';
 
 declare global {
   namespace Express {

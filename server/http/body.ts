@@ -1,6 +1,6 @@
 import { type AppRoute, isAppRouteNoBody } from '@ts-rest/core';
 import express, { type RequestHandler } from 'express';
-import { HttpError } from './errors';
+import { HttpError } from '../errors';
 
 const MB = 1024 * 1024;
 const regular = express.json({ limit: MB, strict: true });

@@ -1,36 +1,7 @@
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ZodError } from 'zod';
-
-/** An error the client caused or may act on; rendered as `{error, code}` with its status. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-export const badRequest = (message: string, code = 'validation') => new HttpError(400, code, message);
-export const unauthenticated = (message: string) => new HttpError(401, 'unauthenticated', message);
-export const forbidden = (message: string, code = 'forbidden') => new HttpError(403, code, message);
-export const notFound = (resource: string) => new HttpError(404, 'not_found', `${resource} not found`);
-export const duplicate = (message: string) => new HttpError(400, 'duplicate', message);
-export const inUse = (message: string) => new HttpError(400, 'in_use', message);
-export const notImplemented = () =>
-  new HttpError(501, 'not_implemented', 'This endpoint is part of the contract but not built yet');
-
-/** SQLSTATE of a driver error; drizzle wraps the driver's error in `cause`. */
-export function sqlState(error: unknown): string | undefined {
-  const e = error as { code?: unknown; cause?: { code?: unknown } };
-  const code = e?.cause?.code ?? e?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-export const isUniqueViolation = (error: unknown) => sqlState(error) === '23505';
-export const isForeignKeyViolation = (error: unknown) => sqlState(error) === '23503';
+import { badRequest, HttpError, sqlState } from '../errors';
 
 function describeZod(where: string, error: ZodError): string {
   return error.issues

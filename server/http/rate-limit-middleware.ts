@@ -2,10 +2,10 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { contract } from '../../contract';
 import { type RouteMeta, routeMeta } from '../../contract/common/meta';
+import { HttpError } from '../errors';
 import { parseIp } from '../ipam';
-import type { Principal } from '../modules/identity/identity.repo';
+import type { Principal } from '../modules/identity/principal';
 import { effectiveLimits } from '../modules/plans/limits';
-import { HttpError } from './errors';
 import type { RateLimiter, RateLimitResult } from './rate-limit';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -9,7 +9,7 @@ import type { LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { HttpError } from '../http/errors';
+import { HttpError } from '../errors';
 import { formatIp, parseIp } from '../ipam';
 import { describeReason, isAllowedAddress, isRefusedAddress } from './addresses';
 

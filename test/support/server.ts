@@ -5,8 +5,8 @@ import type { AppConfig } from '../../server/config';
 import { type Database, openDatabase } from '../../server/db/connection';
 import { memoryCounters, postgresCounters } from '../../server/http/rate-limit';
 import { createMailer, type Mailer } from '../../server/mail/mailer';
-import type { Role } from '../../server/modules/identity/identity.repo';
 import * as identity from '../../server/modules/identity/identity.service';
+import type { Role } from '../../server/modules/identity/principal';
 import type { LimitName, Plan } from '../../server/modules/plans/limits';
 import { ApiClient } from './client';
 

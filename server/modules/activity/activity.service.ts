@@ -12,8 +12,8 @@ import {
   type ListActivityQuery,
 } from '../../../contract/activity.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
-import type { Principal } from '../identity/identity.repo';
+import { badRequest } from '../../errors';
+import type { Principal } from '../identity/principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { enqueueEvents } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';

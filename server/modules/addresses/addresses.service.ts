@@ -6,13 +6,13 @@ import type {
   UpdateAddressBody,
 } from '../../../contract/addresses.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
-import { lockSpaces, spaceOf } from '../subnets/subnets.repo';
+import { lockSpaces, spaceOf } from '../subnets/spaces';
 import * as repo from './addresses.repo';
 
 const toDto = (row: repo.AddressRow): repo.AddressDto => ({

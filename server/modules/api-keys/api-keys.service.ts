@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../../contract/api-keys.contract';
 import type { Db } from '../../db/connection';
 import { recordActivity } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
 import * as identity from '../identity/identity.service';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, orNotFound } from '../shared/rows';
 import * as repo from './api-keys.repo';
 

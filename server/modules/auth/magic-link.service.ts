@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerContext } from '../../context';
-import { HttpError } from '../../http/errors';
+import { HttpError } from '../../errors';
 import { hashToken } from '../identity/tokens';
 import * as repo from './auth.repo';
 import { signIn } from './sessions.service';

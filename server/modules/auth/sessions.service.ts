@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { AuthMe } from '../../../contract/auth.contract';
 import type { Db } from '../../db/connection';
+import { isUniqueViolation, unauthenticated } from '../../errors';
 import { readCookie } from '../../http/cookies';
-import { isUniqueViolation, unauthenticated } from '../../http/errors';
-import type { Principal } from '../identity/identity.repo';
 import * as identity from '../identity/identity.service';
+import type { Principal } from '../identity/principal';
 import { hashToken, SESSION_COOKIE } from '../identity/tokens';
 import * as repo from './auth.repo';
 

@@ -3,7 +3,7 @@ import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contra
 import type { Db } from '../../db/connection';
 import { folderFields } from '../activity/activity.changes';
 import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './folders.repo';
 
@@ -56,3 +56,6 @@ export async function deleteFolder(db: Db, caller: Principal, id: string) {
     await recordDelete(tx, caller, 'folder', id, folderFields(row));
   });
 }
+
+/** Whether the organisation has this folder: for other modules' references to it. */
+export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

@@ -1,24 +1,8 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Role } from '../../../contract/common/enums';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
-import type { Plan } from '../plans/limits';
-
-export type { Role } from '../../../contract/common/enums';
-
-/** The caller as the auth layer needs it: user, organisation and the key or session used. */
-export interface Principal {
-  userId: string;
-  orgId: string;
-  role: Role;
-  plan: Plan;
-  /** The organisation's limit overrides, for `effectiveLimits(plan, limitOverrides)` (the rate limit). */
-  limitOverrides: Record<string, number | null>;
-  keyId: string | null;
-  permissions: ('read' | 'write')[] | null;
-  lastUsedAt: Date | null;
-}
+import type { Plan, Principal, Role } from './principal';
 
 /** The caller of a request, by the hash of its API key or session token: the hot path of every request. */
 const principalQuery = (from: string) => `

@@ -1,9 +1,13 @@
 import { Role as RoleEnum } from '../../../contract/common/enums';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../errors';
 import { LIMIT_NAMES, type LimitName, PLANS, type Plan } from '../plans/limits';
-import type { Role } from './identity.repo';
 import * as repo from './identity.repo';
+
+/** For other modules' limit checks and team changes: the organisation row, read or locked in a transaction. */
+export { getOrganization, lockOrganization } from './identity.repo';
+
+import type { Role } from './principal';
 import { API_KEY_PREFIX_LENGTH, hashToken, newApiKey, newSessionToken, SESSION_TTL_MS } from './tokens';
 
 const ROLES = RoleEnum.options;

@@ -9,8 +9,8 @@
 
 import type { Db } from '../../db/connection';
 import { changeFeedOf } from '../../db/connection';
-import type { Principal } from './identity.repo';
 import * as repo from './identity.repo';
+import type { Principal } from './principal';
 
 /** How long an answer is kept at most (a safety net: changes are notified). */
 const TTL_MS = 60_000;

@@ -3,7 +3,7 @@ import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../
 import type { Db } from '../../db/connection';
 import { locationFields } from '../activity/activity.changes';
 import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './locations.repo';
 
@@ -51,3 +51,6 @@ export async function deleteLocation(db: Db, caller: Principal, id: string) {
     await recordDelete(tx, caller, 'location', id, locationFields(row));
   });
 }
+
+/** Whether the organisation has this location: for other modules' references to it. */
+export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

@@ -1,5 +1,5 @@
 import { Plan } from '../../../contract/common/enums';
-import { HttpError } from '../../http/errors';
+import { HttpError } from '../../errors';
 
 export type { Plan } from '../../../contract/common/enums';
 export const PLANS = Plan.options;

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connection';
-import { duplicate, isUniqueViolation, notFound } from '../../http/errors';
-import { getOrganization, lockOrganization, type Principal } from '../identity/identity.repo';
+import { duplicate, isUniqueViolation, notFound } from '../../errors';
+import { getOrganization, lockOrganization } from '../identity/identity.service';
+import type { Principal } from '../identity/principal';
 import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
 
 export function orNotFound<T>(row: T | undefined | null, resource: string): T {

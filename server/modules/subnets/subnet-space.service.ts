@@ -1,6 +1,6 @@
 /** Questions about the address space of a subnet (usage, first free, free blocks, overlaps) and split. */
 import type { Db } from '../../db/connection';
-import { badRequest, duplicate } from '../../http/errors';
+import { badRequest, duplicate } from '../../errors';
 import {
   BITS,
   type Cidr,
@@ -20,8 +20,9 @@ import {
   utilization,
 } from '../../ipam';
 import { recordActivity } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, orNotFound } from '../shared/rows';
+import { spaceOf } from './spaces';
 import { totalOf } from './subnets.dto';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
@@ -104,7 +105,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
     const row = await lockSubnet(tx, orgId, id, before.vrfId);
     // A part can equal any descendant, not only a direct child.
-    const clash = await repo.findInsideWithPrefix(tx, orgId, repo.spaceOf(row.vrfId), row.network, prefix);
+    const clash = await repo.findInsideWithPrefix(tx, orgId, spaceOf(row.vrfId), row.network, prefix);
     if (clash) throw duplicate(`parts: the part ${clash.network} already exists as a subnet (${clash.id})`);
     await repo.reparentChildren(tx, orgId, id, row.parentId);
     const addressesRemoved = await repo.deleteOwnAddresses(tx, orgId, id);

@@ -3,8 +3,9 @@
  * the smallest containing subnet of its space; a new subnet adopts the subnets and addresses it covers.
  */
 import type { Db } from '../../db/connection';
-import { duplicate } from '../../http/errors';
+import { duplicate } from '../../errors';
 import { orNotFound } from '../shared/rows';
+import { lockSpaces, spaceOf } from './spaces';
 import * as repo from './subnets.repo';
 
 /**
@@ -13,12 +14,12 @@ import * as repo from './subnets.repo';
  * Callers then work on the fresh row, never on the one read before the lock.
  */
 export async function lockSubnet(tx: Db, orgId: string, id: string, vrfId: string | null, alsoSpaces: string[] = []) {
-  let spaces = [repo.spaceOf(vrfId), ...alsoSpaces];
+  let spaces = [spaceOf(vrfId), ...alsoSpaces];
   for (;;) {
-    await repo.lockSpaces(tx, orgId, spaces);
+    await lockSpaces(tx, orgId, spaces);
     const row = orNotFound(await repo.get(tx, orgId, id), 'Subnet');
-    if (spaces.includes(repo.spaceOf(row.vrfId))) return row;
-    spaces = [repo.spaceOf(row.vrfId)];
+    if (spaces.includes(spaceOf(row.vrfId))) return row;
+    spaces = [spaceOf(row.vrfId)];
   }
 }
 
@@ -29,7 +30,7 @@ export async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, n
 
 /** Inserts a subnet under its smallest container and hands it what it covers. */
 export async function insertNested(tx: Db, orgId: string, values: repo.SubnetInsert) {
-  const spaceId = repo.spaceOf(values.vrfId);
+  const spaceId = spaceOf(values.vrfId);
   const parent = await repo.smallestContaining(tx, orgId, spaceId, values.network);
   const parentId = parent?.id ?? null;
   const row = await repo.insert(tx, orgId, { ...values, parentId });
@@ -43,7 +44,7 @@ export async function insertNested(tx: Db, orgId: string, values: repo.SubnetIns
  * parent; in the new space it nests under its smallest container and adopts what it covers there.
  */
 export async function moveToSpace(tx: Db, orgId: string, subnet: repo.SubnetRow, vrfId: string | null) {
-  const spaceId = repo.spaceOf(vrfId);
+  const spaceId = spaceOf(vrfId);
   await assertNotInSpace(tx, orgId, spaceId, subnet.network);
   await repo.reparentChildren(tx, orgId, subnet.id, subnet.parentId);
   const parent = await repo.smallestContaining(tx, orgId, spaceId, subnet.network);

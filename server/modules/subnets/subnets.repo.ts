@@ -1,34 +1,12 @@
 import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
-import { prepared } from '../../db/prepared';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 
 export type SubnetRow = typeof subnets.$inferSelect;
 export type SubnetInsert = Omit<typeof subnets.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
 
-/** The global (no-VRF) space's key, as the generated space_id column stores it. */
-export const GLOBAL_SPACE = '00000000-0000-0000-0000-000000000000';
-export const spaceOf = (vrfId: string | null | undefined) => vrfId ?? GLOBAL_SPACE;
-
 const inOrg = (orgId: string, id: string) => and(eq(subnets.orgId, orgId), eq(subnets.id, id));
 const inSpace = (orgId: string, spaceId: string) => and(eq(subnets.orgId, orgId), eq(subnets.spaceId, spaceId));
-
-/**
- * Serialises hierarchy changes in one (organisation, space) until the transaction ends, across server
- * processes sharing the database; address writes take the lock shared, so they run alongside each other
- * but never while a subnet that could own their ip is being created. Spaces are locked in sorted order.
- */
-export async function lockSpaces(
-  db: Db,
-  orgId: string,
-  spaceIds: string[],
-  mode: 'exclusive' | 'shared' = 'exclusive',
-) {
-  const lock = mode === 'shared' ? lockSpaceShared : lockSpace;
-  for (const spaceId of [...new Set(spaceIds)].sort()) await lock(db, `subnets:${orgId}:${spaceId}`);
-}
-const lockSpace = prepared('lock_space', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
-const lockSpaceShared = prepared('lock_space_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
 
 export const get = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(subnets).where(inOrg(orgId, id)))[0];
@@ -215,102 +193,6 @@ export const listWithNames = (db: Db, orgId: string) =>
   selectWithNames(db)
     .where(eq(subnets.orgId, orgId))
     .orderBy(asc(subnets.vrfId), sql`family(${subnets.network})`, asc(subnets.network));
-
-/** The host-length bounds of a cidr expression, for range conditions on the addresses index. */
-const hostBounds = (network: string) => {
-  const bits = `CASE WHEN family(${network}) = 4 THEN 32 ELSE 128 END`;
-  return `set_masklen(${network}::inet, ${bits}) AND set_masklen(broadcast(${network}), ${bits})`;
-};
-
-/**
- * One subnet with its resolved names, its used count (address records of its space inside its range, less
- * those inside its outermost untracked descendants) and its direct children: one round trip.
- */
-const subnetWithUsage = prepared<{
-  id: string;
-  org_id: string;
-  parent_id: string | null;
-  folder_id: string | null;
-  vrf_id: string | null;
-  space_id: string;
-  vlan_id: string | null;
-  location_id: string | null;
-  network: string;
-  name: string;
-  description: string;
-  is_pool: boolean;
-  gateway: string | null;
-  dns_primary: string | null;
-  dns_secondary: string | null;
-  scan_enabled: boolean;
-  tracked: boolean;
-  custom_fields: Record<string, unknown> | null;
-  created_at: Date;
-  updated_at: Date;
-  folder_name: string | null;
-  vlan_number: number | null;
-  vrf_name: string | null;
-  location_name: string | null;
-  used: number;
-  children: { id: string; network: string; name: string }[];
-}>(
-  'subnet_with_usage',
-  `SELECT s.id, s.org_id, s.parent_id, s.folder_id, s.vrf_id, s.space_id, s.vlan_id, s.location_id, s.network,
-     s.name, s.description, s.is_pool, s.gateway, s.dns_primary, s.dns_secondary, s.scan_enabled, s.tracked,
-     s.custom_fields, s.created_at, s.updated_at,
-     f.name AS folder_name, v.vlan_number, r.name AS vrf_name, l.name AS location_name,
-     (SELECT count(*) FROM addresses a
-      WHERE a.org_id = s.org_id AND a.space_id = s.space_id AND a.ip BETWEEN ${hostBounds('s.network')})::int
-     - (SELECT coalesce(sum((SELECT count(*) FROM addresses a
-          WHERE a.org_id = u.org_id AND a.space_id = u.space_id AND a.ip BETWEEN ${hostBounds('u.network')})), 0)
-        FROM subnets u
-        WHERE u.org_id = s.org_id AND u.space_id = s.space_id AND NOT u.tracked AND u.network << s.network
-          AND NOT EXISTS (SELECT 1 FROM subnets o
-            WHERE o.org_id = s.org_id AND o.space_id = s.space_id AND NOT o.tracked
-              AND o.network << s.network AND o.network >> u.network))::int AS used,
-     (SELECT coalesce(json_agg(json_build_object('id', c.id, 'network', c.network, 'name', c.name) ORDER BY c.network), '[]')
-      FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children
-   FROM subnets s
-   LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
-   LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
-   LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
-   LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id
-   WHERE s.org_id = $1 AND s.id = $2`,
-);
-
-export async function getWithUsage(db: Db, orgId: string, id: string) {
-  const [r] = await subnetWithUsage(db, orgId, id);
-  if (!r) return undefined;
-  const subnet: SubnetRow = {
-    id: r.id,
-    orgId: r.org_id,
-    parentId: r.parent_id,
-    folderId: r.folder_id,
-    vrfId: r.vrf_id,
-    spaceId: r.space_id,
-    vlanId: r.vlan_id,
-    locationId: r.location_id,
-    network: r.network,
-    name: r.name,
-    description: r.description,
-    isPool: r.is_pool,
-    gateway: r.gateway,
-    dnsPrimary: r.dns_primary,
-    dnsSecondary: r.dns_secondary,
-    scanEnabled: r.scan_enabled,
-    tracked: r.tracked,
-    customFields: r.custom_fields,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-  const names = {
-    folderName: r.folder_name,
-    vlanNumber: r.vlan_number,
-    vrfName: r.vrf_name,
-    locationName: r.location_name,
-  };
-  return { row: { subnet, ...names }, used: r.used, children: r.children };
-}
 
 /** Subnets of other VRFs meeting `network`: the warnings of a create without VRF. */
 export const overlappingInVrfs = (db: Db, orgId: string, network: string) =>

@@ -1,18 +1,20 @@
 import type { z } from 'zod';
 import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import { deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
-import * as folders from '../folders/folders.repo';
-import type { Principal } from '../identity/identity.repo';
-import * as locations from '../locations/locations.repo';
+import * as folders from '../folders/folders.service';
+import type { Principal } from '../identity/principal';
+import * as locations from '../locations/locations.service';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
-import * as vlans from '../vlans/vlans.repo';
+import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
-import * as vrfs from '../vrfs/vrfs.repo';
+import * as vrfs from '../vrfs/vrfs.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
+import { lockSpaces, spaceOf } from './spaces';
+import { getWithUsage } from './subnet-usage.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
 import { assertNotInSpace, insertNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
@@ -53,10 +55,10 @@ async function assertReferences(
   refs: { folder_id?: string | null; vlan_id?: string | null; vrf_id?: string | null; location_id?: string | null },
 ) {
   const checks: [string, string | null | undefined, (db: Db, org: string, id: string) => Promise<unknown>][] = [
-    ['folder_id', refs.folder_id, folders.get],
-    ['vlan_id', refs.vlan_id, vlans.get],
-    ['vrf_id', refs.vrf_id, vrfs.get],
-    ['location_id', refs.location_id, locations.get],
+    ['folder_id', refs.folder_id, folders.exists],
+    ['vlan_id', refs.vlan_id, vlans.exists],
+    ['vrf_id', refs.vrf_id, vrfs.exists],
+    ['location_id', refs.location_id, locations.exists],
   ];
   for (const [field, id, find] of checks) {
     if (id && !(await find(db, orgId, id))) throw badRequest(`${field}: no such object with id ${id}`);
@@ -65,7 +67,7 @@ async function assertReferences(
 
 /** A subnet as the API shows it, with its utilization and its direct children. */
 export async function getSubnetWithUsage(db: Db, orgId: string, id: string) {
-  const found = orNotFound(await repo.getWithUsage(db, orgId, id), 'Subnet');
+  const found = orNotFound(await getWithUsage(db, orgId, id), 'Subnet');
   return { ...found, dto: toSubnetDto(found.row, found.used) };
 }
 
@@ -90,8 +92,8 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   const vrfId = input.vrf_id ?? null;
   const created = await db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
-    await repo.lockSpaces(tx, caller.orgId, [repo.spaceOf(vrfId)]);
-    await assertNotInSpace(tx, caller.orgId, repo.spaceOf(vrfId), network);
+    await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
+    await assertNotInSpace(tx, caller.orgId, spaceOf(vrfId), network);
     const row = await insertNested(tx, caller.orgId, {
       network,
       vrfId,
@@ -146,7 +148,7 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
     const vrfId =
       input.vrf === undefined ? current.vrfId : input.vrf === '' ? null : (await ensureVrf(tx, caller, input.vrf)).id;
     // Spaces are locked before rows (as deletes and splits do), so the old values are read under both.
-    if (vrfId !== current.vrfId) await lockSubnet(tx, orgId, id, current.vrfId, [repo.spaceOf(vrfId)]);
+    if (vrfId !== current.vrfId) await lockSubnet(tx, orgId, id, current.vrfId, [spaceOf(vrfId)]);
     const before = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Subnet');
     if (vrfId !== current.vrfId && before.vrfId !== vrfId) {
       await uniqueOr(

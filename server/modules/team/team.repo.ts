@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
-import type { Role } from '../identity/identity.repo';
+import type { Role } from '../identity/principal';
 
 const memberColumns = {
   userId: users.id,

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { TeamMember } from '../../../contract/team.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../errors';
 import { recordActivity } from '../activity/activity.service';
-import type { Principal, Role } from '../identity/identity.repo';
-import { lockOrganization } from '../identity/identity.repo';
+import { lockOrganization } from '../identity/identity.service';
+import type { Principal, Role } from '../identity/principal';
 import { orNotFound } from '../shared/rows';
 import * as repo from './team.repo';
 

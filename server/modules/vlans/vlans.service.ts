@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import type { CreateVlanBody, UpdateVlanBody, Vlan } from '../../../contract/vlans.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../errors';
 import { vlanFields } from '../activity/activity.changes';
 import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
-import * as locations from '../locations/locations.repo';
+import type { Principal } from '../identity/principal';
+import * as locations from '../locations/locations.service';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './vlans.repo';
 
@@ -22,7 +22,7 @@ const duplicateNumber = (n: number | undefined) => `VLAN ${n} already exists in 
 
 /** A location referenced in a body must be one of the caller's; a missing one is the request's fault (400). */
 async function assertLocation(db: Db, orgId: string, locationId: string | null | undefined) {
-  if (locationId && !(await locations.get(db, orgId, locationId))) {
+  if (locationId && !(await locations.exists(db, orgId, locationId))) {
     throw badRequest(`location_id: no location with id ${locationId}`);
   }
 }
@@ -85,3 +85,6 @@ export async function ensureVlan(tx: Db, caller: Actor, vlanNumber: number) {
   await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
   return row;
 }
+
+/** Whether the organisation has this VLAN: for other modules' references to it. */
+export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { CreateVrfBody, UpdateVrfBody, Vrf } from '../../../contract/vrfs.contract';
 import type { Db } from '../../db/connection';
-import { inUse, isForeignKeyViolation } from '../../http/errors';
+import { inUse, isForeignKeyViolation } from '../../errors';
 import { vrfFields } from '../activity/activity.changes';
 import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
 import * as repo from './vrfs.repo';
 
@@ -72,3 +72,6 @@ export async function ensureVrf(tx: Db, caller: Actor, name: string) {
   await recordCreate(tx, caller, 'vrf', row.id, vrfFields(row));
   return row;
 }
+
+/** Whether the organisation has this VRF: for other modules' references to it. */
+export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

@@ -14,10 +14,10 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
-import { HttpError, isForeignKeyViolation, notFound } from '../../http/errors';
+import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/identity.repo';
+import type { Principal } from '../identity/principal';
 import { assertLimitLocked, given, orNotFound } from '../shared/rows';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';
 import { newWebhookSecret, webhookHeaders } from './signing';
