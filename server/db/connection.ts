@@ -3,17 +3,14 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
 import * as schema from './schema';
+import type { Db } from './types';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-/** The rows of a raw `db.execute(sql…)` result; both drivers answer `{rows}`. */
-export const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+export { type Db, rowsOf } from './types';
 
 export interface Database {
   db: Db;

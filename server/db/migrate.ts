@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { type Db, rowsOf } from './connection';
+import { type Db, rowsOf } from './types';
 
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
 

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
-import type { Db } from './connection';
+import type { Db } from './types';
 
 type RawQuery = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
 
