@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
-import { openConfiguredDatabase } from './database';
+import { openConfiguredDatabase } from './db/configured';
 import type { Db } from './db/connection';
 import { HttpError } from './errors';
 import * as identity from './modules/identity/identity.service';

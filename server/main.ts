@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { openConfiguredDatabase } from './database';
+import { openConfiguredDatabase } from './db/configured';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
 import { startActivityPurge } from './modules/activity/activity.service';

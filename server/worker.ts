@@ -4,7 +4,7 @@
  * the embedded database belongs to one process, so with PGlite run either the server or this.
  */
 import { loadConfig } from './config';
-import { openConfiguredDatabase } from './database';
+import { openConfiguredDatabase } from './db/configured';
 import { startWebhookWorker } from './modules/webhooks/events/runtime';
 
 const config = loadConfig();

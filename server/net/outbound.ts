@@ -11,9 +11,9 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { HttpError } from '../errors';
 import { formatIp, parseIp } from '../ipam';
-import { describeReason, isAllowedAddress, isRefusedAddress } from './addresses';
+import { describeReason, isAllowedAddress, isRefusedAddress } from './refused-ranges';
 
-export { isRefusedAddress } from './addresses';
+export { isRefusedAddress } from './refused-ranges';
 
 export interface OutboundPolicy {
   /** OUTBOUND_ALLOW_CIDRS: blocks the shared list would refuse that may be reached (and over plain http). */

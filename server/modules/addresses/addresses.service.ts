@@ -11,7 +11,8 @@ import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } fro
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/principal';
-import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { given, orNotFound, uniqueOr } from '../shared/results';
 import { lockSpaces, spaceOf } from '../subnets/spaces';
 import * as repo from './addresses.repo';
 

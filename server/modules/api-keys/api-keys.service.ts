@@ -4,7 +4,8 @@ import type { Db } from '../../db/connection';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
 import type { Principal } from '../identity/principal';
-import { assertLimitLocked, orNotFound } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { orNotFound } from '../shared/results';
 import * as repo from './api-keys.repo';
 
 type ApiKeyDto = z.infer<typeof ApiKey>;

@@ -4,7 +4,8 @@ import type { Db } from '../../db/connection';
 import { folderFields } from '../activity/activity.changes';
 import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/principal';
-import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { given, orNotFound, uniqueOr } from '../shared/results';
 import * as repo from './folders.repo';
 
 type FolderDto = z.infer<typeof Folder>;

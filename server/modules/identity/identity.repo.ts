@@ -17,9 +17,9 @@ const principalByKeyHash = prepared<Principal>(
 
 const principalBySessionHash = prepared<Principal & { expiresAt: Date }>(
   'principal_by_session_hash',
-  principalQuery(`NULL::uuid AS "keyId", NULL::text[] AS permissions, NULL::timestamptz AS "lastUsedAt",
+  `${principalQuery(`NULL::uuid AS "keyId", NULL::text[] AS permissions, NULL::timestamptz AS "lastUsedAt",
     s.expires_at AS "expiresAt"
-  FROM sessions s JOIN users u ON u.id = s.user_id`) + ' WHERE s.token_hash = $1 AND s.expires_at > now()',
+  FROM sessions s JOIN users u ON u.id = s.user_id`)} WHERE s.token_hash = $1 AND s.expires_at > now()`,
 );
 
 export async function findPrincipalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {

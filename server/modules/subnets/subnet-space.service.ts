@@ -1,6 +1,6 @@
-/** Questions about the address space of a subnet (usage, first free, free blocks, overlaps) and split. */
+/** Read-only questions about the address space of a subnet: usage, first free, free blocks, overlaps. */
 import type { Db } from '../../db/connection';
-import { badRequest, duplicate } from '../../errors';
+import { badRequest } from '../../errors';
 import {
   BITS,
   type Cidr,
@@ -14,21 +14,17 @@ import {
   parseIp,
   type Range,
   rangeToBlocks,
-  splitCidr,
-  splitPrefix,
   usableRange,
   utilization,
 } from '../../ipam';
-import { recordActivity } from '../activity/activity.service';
 import type { Principal } from '../identity/principal';
-import { assertLimitLocked, orNotFound } from '../shared/rows';
-import { spaceOf } from './spaces';
+import { orNotFound } from '../shared/results';
 import { totalOf } from './subnets.dto';
-import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
 import { getSubnetWithUsage } from './subnets.service';
 
-async function load(db: Db, orgId: string, id: string) {
+/** A subnet of the organisation (404 otherwise) and its parsed network. */
+export async function load(db: Db, orgId: string, id: string) {
   const row = orNotFound(await repo.get(db, orgId, id), 'Subnet');
   return { row, cidr: parseCidr(row.network)!.cidr };
 }
@@ -84,55 +80,6 @@ export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefi
     total: result.total,
     capped: result.capped,
   };
-}
-
-/**
- * Replaces a subnet by `parts` equal subnets that inherit its folder, parent, name, VRF and pool flag; its
- * own addresses are deleted, its children nest under the part containing them (or become the parent of
- * the parts inside them).
- */
-export async function splitSubnet(db: Db, caller: Principal, id: string, parts: number) {
-  const orgId = caller.orgId;
-  const { row: before, cidr } = await load(db, orgId, id);
-  const prefix = splitPrefix(cidr, parts);
-  if (prefix === null) {
-    throw badRequest(
-      `parts: ${before.network} cannot be split into ${parts} (the parts would pass /${BITS[cidr.version]})`,
-    );
-  }
-  const networks = splitCidr(cidr, parts).map(formatCidr);
-  return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
-    const row = await lockSubnet(tx, orgId, id, before.vrfId);
-    // A part can equal any descendant, not only a direct child.
-    const clash = await repo.findInsideWithPrefix(tx, orgId, spaceOf(row.vrfId), row.network, prefix);
-    if (clash) throw duplicate(`parts: the part ${clash.network} already exists as a subnet (${clash.id})`);
-    await repo.reparentChildren(tx, orgId, id, row.parentId);
-    const addressesRemoved = await repo.deleteOwnAddresses(tx, orgId, id);
-    await repo.remove(tx, orgId, id);
-    const inherited = { folderId: row.folderId, name: row.name, vrfId: row.vrfId, isPool: row.isPool };
-    const created = await repo.insertMany(
-      tx,
-      orgId,
-      networks.map((network) => ({ ...inherited, network, parentId: row.parentId })),
-    );
-    await repo.nestSplitParts(
-      tx,
-      orgId,
-      created.map((c) => c.id),
-    );
-    await recordActivity(tx, caller, {
-      action: 'split',
-      resourceType: 'subnet',
-      resourceId: id,
-      changes: {
-        network: [row.network, null],
-        parts: [null, networks],
-        addresses_removed: [addressesRemoved, 0],
-      },
-    });
-    return created.map((c) => ({ id: c.id, network: c.network }));
-  });
 }
 
 export async function listOverlaps(db: Db, caller: Principal) {

@@ -4,7 +4,7 @@
  */
 import type { Db } from '../../db/connection';
 import { duplicate } from '../../errors';
-import { orNotFound } from '../shared/rows';
+import { orNotFound } from '../shared/results';
 import { lockSpaces, spaceOf } from './spaces';
 import * as repo from './subnets.repo';
 

@@ -3,6 +3,7 @@ import { contract } from '../../../contract';
 import type { Db } from '../../db/connection';
 import { principalOf } from '../../http/auth';
 import * as space from './subnet-space.service';
+import { splitSubnet } from './subnet-split.service';
 import * as service from './subnets.service';
 
 const s = initServer();
@@ -32,7 +33,7 @@ export const subnetsRouter = (db: Db) =>
     },
     splitSubnet: async ({ req, params, body }) => ({
       status: 200,
-      body: await space.splitSubnet(db, principalOf(req), params.id, body.parts),
+      body: await splitSubnet(db, principalOf(req), params.id, body.parts),
     }),
     getSubnetUsage: async ({ req, params }) => ({
       status: 200,

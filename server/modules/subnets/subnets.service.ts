@@ -8,7 +8,8 @@ import { recordActivities, recordCreate, recordUpdate } from '../activity/activi
 import * as folders from '../folders/folders.service';
 import type { Principal } from '../identity/principal';
 import * as locations from '../locations/locations.service';
-import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { given, orNotFound, uniqueOr } from '../shared/results';
 import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';

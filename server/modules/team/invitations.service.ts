@@ -9,7 +9,8 @@ import * as identity from '../identity/identity.service';
 import { lockOrganization } from '../identity/identity.service';
 import type { Principal } from '../identity/principal';
 import { hashToken } from '../identity/tokens';
-import { assertLimitLocked, orNotFound } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { orNotFound } from '../shared/results';
 import * as invitations from './invitations.repo';
 import * as team from './team.repo';
 

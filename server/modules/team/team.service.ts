@@ -5,7 +5,7 @@ import { badRequest } from '../../errors';
 import { recordActivity } from '../activity/activity.service';
 import { lockOrganization } from '../identity/identity.service';
 import type { Principal, Role } from '../identity/principal';
-import { orNotFound } from '../shared/rows';
+import { orNotFound } from '../shared/results';
 import * as repo from './team.repo';
 
 type TeamMemberDto = z.infer<typeof TeamMember>;

@@ -6,7 +6,8 @@ import { vlanFields } from '../activity/activity.changes';
 import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/principal';
 import * as locations from '../locations/locations.service';
-import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { given, orNotFound, uniqueOr } from '../shared/results';
 import * as repo from './vlans.repo';
 
 const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({

@@ -5,7 +5,8 @@ import { inUse, isForeignKeyViolation } from '../../errors';
 import { vrfFields } from '../activity/activity.changes';
 import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import type { Principal } from '../identity/principal';
-import { assertLimitLocked, given, orNotFound, uniqueOr } from '../shared/rows';
+import { assertLimitLocked } from '../plans/limit-check';
+import { given, orNotFound, uniqueOr } from '../shared/results';
 import * as repo from './vrfs.repo';
 
 const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({

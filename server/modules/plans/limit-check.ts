@@ -1,23 +1,8 @@
+/** Plan limits checked where rows are added, inside the adding transaction. */
 import type { Db } from '../../db/connection';
-import { duplicate, isUniqueViolation, notFound } from '../../errors';
 import { getOrganization, lockOrganization } from '../identity/identity.service';
 import type { Principal } from '../identity/principal';
-import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
-
-export function orNotFound<T>(row: T | undefined | null, resource: string): T {
-  if (row === undefined || row === null) throw notFound(resource);
-  return row;
-}
-
-/** Runs an insert or update, turning a unique violation into a 400 `duplicate` with this message. */
-export async function uniqueOr<T>(action: () => Promise<T>, message: string): Promise<T> {
-  try {
-    return await action();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw duplicate(message);
-    throw error;
-  }
-}
+import { assertWithinLimit, effectiveLimits, type LimitName } from './limits';
 
 /** The organisation a limit applies to, with its plan when the caller already knows it (a request's caller). */
 type LimitOwner = { orgId: string } & Partial<Pick<Principal, 'plan' | 'limitOverrides'>>;
@@ -39,9 +24,4 @@ export async function assertLimitLocked(
   if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return;
   const org = await lockOrganization(tx, orgId);
   assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, await countCurrent(), adding);
-}
-
-/** Keeps only the keys whose value was given, so a PATCH changes just those columns. */
-export function given<T extends Record<string, unknown>>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

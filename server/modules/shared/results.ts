@@ -1,0 +1,21 @@
+import { duplicate, isUniqueViolation, notFound } from '../../errors';
+
+export function orNotFound<T>(row: T | undefined | null, resource: string): T {
+  if (row === undefined || row === null) throw notFound(resource);
+  return row;
+}
+
+/** Runs an insert or update, turning a unique violation into a 400 `duplicate` with this message. */
+export async function uniqueOr<T>(action: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicate(message);
+    throw error;
+  }
+}
+
+/** Keeps only the keys whose value was given, so a PATCH changes just those columns. */
+export function given<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
