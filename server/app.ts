@@ -54,10 +54,12 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     warn: deps.warn ?? ((message) => console.warn(message)),
     resolveHost: deps.resolveHost ?? resolveWithSystem,
   };
-  createExpressEndpoints(contract, buildRouter(context) as never, app, {
+  createExpressEndpoints(contract, buildRouter(context), app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
+    // Plain Express middleware (they read req.tsRestRoute, never typed params or bodies): the cast is only
+    // their request type; the router itself is checked against the contract.
     globalMiddleware: [authenticate(deps.db), rateLimits(context.limiter), jsonBody] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });

@@ -1,5 +1,7 @@
-import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import type { AppRouter } from '@ts-rest/core';
+import { initServer } from '@ts-rest/express';
 import { contract, type RouteMeta } from '../contract';
+import { type ContractRoute, contractRoutes } from '../contract/routes';
 import type { ServerContext } from './context';
 import { notImplemented } from './errors';
 import { activityRouter } from './modules/activity/activity.router';
@@ -14,54 +16,49 @@ import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
 import { webhooksRouter } from './modules/webhooks/webhooks.router';
 
-/** Answers 501 for a route of the contract that is not built yet: after authentication, before validation. */
-const notImplementedRoute = {
-  middleware: [(_req: unknown, _res: unknown, next: (error: unknown) => void) => next(notImplemented())],
-  handler: async (): Promise<never> => {
-    throw notImplemented();
-  },
-};
+const s = initServer();
 
-type Handler = ((...args: any[]) => unknown) | typeof notImplementedRoute;
-type Handlers = { [key: string]: Handlers | Handler };
+/** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
+const NOT_BUILT = ['billing', 'importExport', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
 
-function implementedRouters(context: ServerContext): Handlers {
-  const { db } = context;
-  return {
-    folders: foldersRouter(db),
-    subnets: subnetsRouter(db),
-    addresses: addressesRouter(db),
-    vlans: vlansRouter(db),
-    vrfs: vrfsRouter(db),
-    locations: locationsRouter(db),
-    apiKeys: apiKeysRouter(db),
-    team: teamRouter(context),
-    activity: activityRouter(context),
-    webhooks: webhooksRouter(context),
-    auth: { ...authRouter(context), acceptInvitation: acceptInvitation(context) },
-  } as unknown as Handlers;
+/** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
+function notBuilt<T extends AppRouter>(router: T) {
+  const answer501 = (_req: unknown, _res: unknown, next: (error: unknown) => void) => next(notImplemented());
+  const route = {
+    middleware: [answer501],
+    handler: async (): Promise<never> => {
+      throw notImplemented();
+    },
+  };
+  return Object.fromEntries(Object.keys(router).map((id) => [id, route])) as { [K in keyof T]: typeof route };
 }
 
-/** Every route of the contract, with the built handlers and a 501 stub for the rest. */
-function complete(router: AppRouter, handlers: Handlers | undefined): Handlers {
-  const result: Handlers = {};
-  for (const [key, value] of Object.entries(router)) {
-    const given = handlers?.[key];
-    if (isAppRoute(value)) result[key] = typeof given === 'function' ? given : notImplementedRoute;
-    else result[key] = complete(value as AppRouter, given as Handlers | undefined);
-  }
-  return result;
-}
-
+/** The whole contract's handlers, checked by the compiler against it: a missing or misspelt handler fails to build. */
 export function buildRouter(context: ServerContext) {
   assertAccessDeclared();
-  return complete(contract, implementedRouters(context));
+  return s.router(contract, {
+    auth: { ...authRouter(context), acceptInvitation: acceptInvitation(context) },
+    folders: foldersRouter(context),
+    subnets: subnetsRouter(context),
+    addresses: addressesRouter(context),
+    vlans: vlansRouter(context),
+    vrfs: vrfsRouter(context),
+    locations: locationsRouter(context),
+    webhooks: webhooksRouter(context),
+    apiKeys: apiKeysRouter(context),
+    team: teamRouter(context),
+    activity: activityRouter(context),
+    billing: notBuilt(contract.billing),
+    importExport: notBuilt(contract.importExport),
+    search: notBuilt(contract.search),
+    tools: notBuilt(contract.tools),
+  });
 }
 
 /** Access is declared once per route, in the contract's metadata; a route without it must not be served. */
 function assertAccessDeclared() {
   const levels = ['public', 'viewer', 'editor', 'admin'];
-  for (const { id, route } of listRoutesOf(contract)) {
+  for (const { id, route } of contractRoutes) {
     const meta = route.metadata as Partial<RouteMeta> | undefined;
     if (!meta || !levels.includes(meta.access as string) || (meta.access !== 'public' && !meta.scope)) {
       throw new Error(`Route ${id} does not declare its access (public or a role, and a key scope) in the contract`);
@@ -69,22 +66,8 @@ function assertAccessDeclared() {
   }
 }
 
-function listRoutesOf(router: AppRouter): { id: string; route: AppRoute }[] {
-  return Object.entries(router).flatMap(([id, value]) =>
-    isAppRoute(value) ? [{ id, route: value }] : listRoutesOf(value as AppRouter),
-  );
-}
-
-/** The router's own route list: each route of the contract with whether it is implemented. */
-export function listRoutes(): { id: string; route: AppRoute; implemented: boolean }[] {
-  const routes: { id: string; route: AppRoute; implemented: boolean }[] = [];
-  const walk = (router: AppRouter, handlers: Handlers) => {
-    for (const [key, value] of Object.entries(router)) {
-      if (isAppRoute(value)) routes.push({ id: key, route: value, implemented: handlers[key] !== notImplementedRoute });
-      else walk(value as AppRouter, handlers[key] as Handlers);
-    }
-  };
-  // Routers only capture the context; building them touches nothing.
-  walk(contract, buildRouter({} as ServerContext));
-  return routes;
+/** Each route of the contract with whether it is built. */
+export function listRoutes(): (ContractRoute & { implemented: boolean })[] {
+  const notBuiltResources: readonly string[] = NOT_BUILT;
+  return contractRoutes.map((r) => ({ ...r, implemented: !notBuiltResources.includes(r.resource) }));
 }

@@ -1,7 +1,7 @@
-import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import type { AppRoute } from '@ts-rest/core';
 import type { Request, RequestHandler, Response } from 'express';
-import { contract } from '../../contract';
 import { type RouteMeta, routeMeta } from '../../contract/common/meta';
+import { contractRoutes, operationIdOf } from '../../contract/routes';
 import { HttpError } from '../errors';
 import { parseIp } from '../ipam';
 import type { Principal } from '../modules/identity/principal';
@@ -20,15 +20,6 @@ export type IpBucket = keyof typeof IP_LIMITS;
 
 const ACTIVE_PROBES = new Set(['pingHost', 'scanPorts', 'traceRoute']);
 
-/** operationId of every route of the contract (the route key). */
-const operationIds = new Map<AppRoute, string>();
-(function walk(router: AppRouter) {
-  for (const [key, value] of Object.entries(router)) {
-    if (isAppRoute(value)) operationIds.set(value, key);
-    else walk(value as AppRouter);
-  }
-})(contract);
-
 /** The per-IP bucket of a public route, or null when it has no per-IP limit. */
 export function ipBucketOf(operationId: string, meta: RouteMeta): IpBucket | null {
   if (!meta.ipRateLimited) return null;
@@ -37,7 +28,7 @@ export function ipBucketOf(operationId: string, meta: RouteMeta): IpBucket | nul
   throw new Error(`${operationId} is ipRateLimited but belongs to no per-IP bucket`);
 }
 // Fail at start, not on the first request, when a route is marked without a bucket.
-for (const [route, id] of operationIds) ipBucketOf(id, routeMeta(route));
+for (const { id, route } of contractRoutes) ipBucketOf(id, routeMeta(route));
 
 /**
  * The client as the per-IP limits see it: an IPv4 address, or the /64 of an IPv6 address (one
@@ -98,7 +89,7 @@ export function rateLimits(limiter: RateLimiter): RequestHandler {
       if (meta.access !== 'public') {
         if (req.auth) await limitUser(limiter, req.auth, res);
       } else {
-        const bucket = ipBucketOf(operationIds.get(route) ?? '', meta);
+        const bucket = ipBucketOf(operationIdOf.get(route) ?? '', meta);
         if (bucket) await limitIp(limiter, bucket, req);
       }
       next();

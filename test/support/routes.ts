@@ -1,16 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { type AppRoute, type AppRouter, isAppRoute, isAppRouteNoBody, isAppRouteOtherResponse } from '@ts-rest/core';
+import { type AppRoute, isAppRouteNoBody, isAppRouteOtherResponse } from '@ts-rest/core';
 import type { ZodTypeAny } from 'zod';
-import { contract } from '../../contract';
+import { contractRoutes } from '../../contract/routes';
 
 /** Every route of the contract by operationId (the route key). */
-export const routesById: Record<string, AppRoute> = {};
-(function walk(router: AppRouter) {
-  for (const [key, value] of Object.entries(router)) {
-    if (isAppRoute(value)) routesById[key] = value;
-    else walk(value as AppRouter);
-  }
-})(contract);
+export const routesById: Record<string, AppRoute> = Object.fromEntries(contractRoutes.map((r) => [r.id, r.route]));
 
 export function route(operationId: string): AppRoute {
   const found = routesById[operationId];

@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './addresses.service';
 
 const s = initServer();
 
-export const addressesRouter = (db: Db) =>
+export const addressesRouter = ({ db }: ServerContext) =>
   s.router(contract.addresses, {
     listSubnetAddresses: async ({ req, res, params, query }) => {
       const page = await service.listAddresses(db, principalOf(req), params.id, query.limit, query.offset);

@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './api-keys.service';
 
 const s = initServer();
 
-export const apiKeysRouter = (db: Db) =>
+export const apiKeysRouter = ({ db }: ServerContext) =>
   s.router(contract.apiKeys, {
     listApiKeys: async ({ req }) => ({ status: 200, body: await service.listApiKeys(db, principalOf(req)) }),
     createApiKey: async ({ req, body }) => ({

@@ -29,15 +29,10 @@ const rawQuery = (req: Request) => new URL(req.originalUrl, 'http://localhost').
  * merged next to these in server/routes.ts.
  */
 export function authRouter(context: ServerContext) {
-  // Building the router touches nothing (listRoutes builds it with an empty context): read lazily.
-  const { db } = context;
-  let google: ReturnType<typeof googleSignIn> | undefined;
-  const lazy = () => {
-    const { config } = context;
-    google ??= googleSignIn(context);
-    return { config, google, secure: secureCookies(config.publicUrl) };
-  };
-  const loginError = (code: string) => `${context.config.appUrl}/login?error=${code}`;
+  const { db, config } = context;
+  const google = googleSignIn(context);
+  const secure = secureCookies(config.publicUrl);
+  const loginError = (code: string) => `${config.appUrl}/login?error=${code}`;
 
   return {
     sendMagicLink: s.route(routes.sendMagicLink, async ({ body }) => {
@@ -46,7 +41,6 @@ export function authRouter(context: ServerContext) {
     }),
 
     verifyMagicLink: s.route(routes.verifyMagicLink, async ({ req, res, query }) => {
-      const { config, secure } = lazy();
       const outcome = await verifyMagicLink(context, query.token, req.headers.cookie);
       if (!outcome.ok) return redirect(res, loginError(outcome.error));
       setSessionCookie(res, outcome.sessionToken, secure);
@@ -54,7 +48,6 @@ export function authRouter(context: ServerContext) {
     }),
 
     startGoogleSignIn: s.route(routes.startGoogleSignIn, async ({ res }) => {
-      const { google, secure } = lazy();
       const started = await google.start();
       if (!started.ok) return redirect(res, loginError(started.error));
       setFlowCookie(res, started.flowId, secure);
@@ -62,7 +55,6 @@ export function authRouter(context: ServerContext) {
     }),
 
     completeGoogleSignIn: s.route(routes.completeGoogleSignIn, async ({ req, res, query }) => {
-      const { config, google, secure } = lazy();
       clearFlowCookie(res, secure);
       const outcome = await google.complete(
         {
@@ -84,7 +76,6 @@ export function authRouter(context: ServerContext) {
     })),
 
     endSession: s.route(routes.endSession, async ({ req, res }) => {
-      const { secure } = lazy();
       const ended = await endSession(db, principalOf(req), req.headers.cookie);
       if (!ended) return { status: 200, body: { message: 'Signed in with an API key: there is no session to end' } };
       clearSessionCookie(res, secure);
@@ -92,7 +83,6 @@ export function authRouter(context: ServerContext) {
     }),
 
     deleteAccount: s.route(routes.deleteAccount, async ({ req, res }) => {
-      const { secure } = lazy();
       const { organizationDeleted } = await deleteAccount(db, principalOf(req));
       clearSessionCookie(res, secure);
       const message = organizationDeleted

@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './folders.service';
 
 const s = initServer();
 
-export const foldersRouter = (db: Db) =>
+export const foldersRouter = ({ db }: ServerContext) =>
   s.router(contract.folders, {
     listFolders: async ({ req }) => ({ status: 200, body: await service.listFolders(db, principalOf(req)) }),
     createFolder: async ({ req, body }) => ({

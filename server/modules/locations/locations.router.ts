@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './locations.service';
 
 const s = initServer();
 
-export const locationsRouter = (db: Db) =>
+export const locationsRouter = ({ db }: ServerContext) =>
   s.router(contract.locations, {
     listLocations: async ({ req }) => ({ status: 200, body: await service.listLocations(db, principalOf(req)) }),
     createLocation: async ({ req, body }) => ({

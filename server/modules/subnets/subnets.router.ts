@@ -1,6 +1,6 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as space from './subnet-space.service';
 import { splitSubnet } from './subnet-split.service';
@@ -8,7 +8,7 @@ import * as service from './subnets.service';
 
 const s = initServer();
 
-export const subnetsRouter = (db: Db) =>
+export const subnetsRouter = ({ db }: ServerContext) =>
   s.router(contract.subnets, {
     listSubnets: async ({ req, query }) => ({
       status: 200,

@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './vlans.service';
 
 const s = initServer();
 
-export const vlansRouter = (db: Db) =>
+export const vlansRouter = ({ db }: ServerContext) =>
   s.router(contract.vlans, {
     listVlans: async ({ req }) => ({ status: 200, body: await service.listVlans(db, principalOf(req)) }),
     createVlan: async ({ req, body }) => ({ status: 201, body: await service.createVlan(db, principalOf(req), body) }),

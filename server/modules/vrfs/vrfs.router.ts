@@ -1,12 +1,12 @@
 import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
-import type { Db } from '../../db/connection';
+import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './vrfs.service';
 
 const s = initServer();
 
-export const vrfsRouter = (db: Db) =>
+export const vrfsRouter = ({ db }: ServerContext) =>
   s.router(contract.vrfs, {
     listVrfs: async ({ req }) => ({ status: 200, body: await service.listVrfs(db, principalOf(req)) }),
     createVrf: async ({ req, body }) => ({ status: 201, body: await service.createVrf(db, principalOf(req), body) }),

@@ -1,0 +1,27 @@
+/** Every route of the contract, walked once: the server, its middleware and the tests read this list. */
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import { contract } from './index';
+
+export interface ContractRoute {
+  /** The route key, which is its operationId. */
+  id: string;
+  /** The top-level router it belongs to (`folders`, `billing` …). */
+  resource: keyof typeof contract;
+  route: AppRoute;
+}
+
+function walk(router: AppRouter, resource: keyof typeof contract, into: ContractRoute[]) {
+  for (const [id, value] of Object.entries(router)) {
+    if (isAppRoute(value)) into.push({ id, resource, route: value });
+    else walk(value as AppRouter, resource, into);
+  }
+}
+
+export const contractRoutes: readonly ContractRoute[] = (() => {
+  const routes: ContractRoute[] = [];
+  for (const resource of Object.keys(contract) as (keyof typeof contract)[]) walk(contract[resource], resource, routes);
+  return routes;
+})();
+
+/** operationId of each route object, for middleware that sees only the matched route. */
+export const operationIdOf = new Map(contractRoutes.map((r) => [r.route, r.id]));
