@@ -1,0 +1,92 @@
+/**
+ * The import rules of docs/architecture.md, read from the source: modules reach each other through
+ * services, never through another module's repository; server/ipam is pure arithmetic; the contract
+ * imports nothing of the server; there are no import cycles.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Value imports (type-only imports vanish at run time and cannot form cycles) of a file, resolved. */
+function importsOf(file: string): { specifier: string; resolved: string | null; typeOnly: boolean }[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;]*?\s+from\s+)?'([^']+)'/gms)].map((m) => {
+    const specifier = m[2];
+    let resolved: string | null = null;
+    if (specifier.startsWith('.')) {
+      const base = normalize(join(dirname(file), specifier));
+      resolved = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate)) ?? null;
+    }
+    return { specifier, resolved, typeOnly: Boolean(m[1]) };
+  });
+}
+
+const files = [...sources('server'), ...sources('contract')];
+const moduleOf = (path: string) => /^server\/modules\/([^/]+)\//.exec(path)?.[1];
+
+describe('layering', () => {
+  it("no module imports another module's repository", () => {
+    const offending = files.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.resolved?.endsWith('.repo.ts') && moduleOf(i.resolved) !== moduleOf(file))
+        .map((i) => `${file} → ${i.resolved}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('nothing under server/ipam imports I/O, HTTP, the database or other server code', () => {
+    const offending = sources('server/ipam').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => (i.resolved ? !i.resolved.startsWith('server/ipam/') : true))
+        .map((i) => `${file} → ${i.specifier}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('the contract imports nothing of the server', () => {
+    const offending = sources('contract').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.resolved?.startsWith('server/'))
+        .map((i) => `${file} → ${i.resolved}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('modules import no HTTP code (errors live in server/errors.ts)', () => {
+    const offending = sources('server/modules').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.resolved?.startsWith('server/http/errors') || i.specifier === 'express')
+        .filter((i) => !i.typeOnly)
+        .map((i) => `${file} → ${i.specifier}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('has no import cycles', () => {
+    const graph = new Map(
+      files.map((file) => [file, importsOf(file).flatMap((i) => (i.resolved && !i.typeOnly ? [i.resolved] : []))]),
+    );
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+});
