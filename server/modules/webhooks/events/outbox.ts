@@ -5,13 +5,17 @@
  * (worker.ts) delivers those rows. Nothing is written when no subscription wants the event.
  */
 import { randomUUID } from 'node:crypto';
+import type { WebhookEventType } from '../../../../contract/webhooks.contract';
 import type { Db } from '../../../db/connection';
 import { prepared } from '../../../db/prepared';
 import { webhookEvents, webhookOutbox } from '../../../db/schema';
 import type { ActivityRecord } from '../../activity/activity.service';
 
 /** The resources whose changes are webhook events (not keys, members, invitations, webhooks or the org). */
-const EVENT_RESOURCES = new Set(['folder', 'subnet', 'address', 'vlan', 'vrf', 'location']);
+const EVENT_RESOURCES = ['folder', 'subnet', 'address', 'vlan', 'vrf', 'location'] as const;
+type EventResource = (typeof EVENT_RESOURCES)[number];
+const isEventResource = (resource: string): resource is EventResource =>
+  (EVENT_RESOURCES as readonly string[]).includes(resource);
 
 const VERB: Record<string, 'created' | 'updated' | 'deleted'> = {
   create: 'created',
@@ -23,7 +27,8 @@ const VERB: Record<string, 'created' | 'updated' | 'deleted'> = {
 };
 
 export interface PendingEvent {
-  type: string;
+  /** One of the contract's event types: the compiler checks each type built here against its enum. */
+  type: WebhookEventType;
   data: Record<string, unknown>;
 }
 
@@ -31,10 +36,11 @@ type Pair = [unknown, unknown];
 
 /** The event an activity entry stands for, or null when it is not one (DESIGN.md's event types). */
 export function eventOf(entry: ActivityRecord): PendingEvent | null {
-  if (!EVENT_RESOURCES.has(entry.resourceType)) return null;
+  const resource = entry.resourceType;
+  if (!isEventResource(resource)) return null;
   const data: Record<string, unknown> = { id: entry.resourceId, changes: entry.changes };
   if (entry.action === 'split') {
-    if (entry.resourceType !== 'subnet') return null;
+    if (resource !== 'subnet') return null;
     const changes = entry.changes as Record<string, Pair | undefined>;
     return { type: 'subnet.split', data: { ...data, original: changes.network?.[0], parts: changes.parts?.[1] } };
   }
@@ -45,7 +51,7 @@ export function eventOf(entry: ActivityRecord): PendingEvent | null {
         ? 'created'
         : 'updated'
       : VERB[entry.action];
-  return verb ? { type: `${entry.resourceType}.${verb}`, data } : null;
+  return verb ? { type: `${resource}.${verb}`, data } : null;
 }
 
 /** Rows per INSERT, well inside PostgreSQL's 65,535 bind parameters. */
