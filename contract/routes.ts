@@ -2,9 +2,13 @@
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { contract } from './index';
 
+/** The keys of every route of a router, at any depth: the contract's operationIds. */
+type RouteIds<T> = { [K in keyof T]: T[K] extends AppRoute ? K : RouteIds<T[K]> }[keyof T];
+export type OperationId = RouteIds<typeof contract> & string;
+
 export interface ContractRoute {
   /** The route key, which is its operationId. */
-  id: string;
+  id: OperationId;
   /** The top-level router it belongs to (`folders`, `billing` …). */
   resource: keyof typeof contract;
   route: AppRoute;
@@ -12,7 +16,7 @@ export interface ContractRoute {
 
 function walk(router: AppRouter, resource: keyof typeof contract, into: ContractRoute[]) {
   for (const [id, value] of Object.entries(router)) {
-    if (isAppRoute(value)) into.push({ id, resource, route: value });
+    if (isAppRoute(value)) into.push({ id: id as OperationId, resource, route: value });
     else walk(value as AppRouter, resource, into);
   }
 }

@@ -164,18 +164,21 @@ describe('DELETE /auth/account', () => {
 });
 
 describe('the per-user rate limit on these routes', () => {
-  it.each(['getCurrentUser', 'endSession', 'deleteAccount'])('answers %s 429 past the limit', async (operationId) => {
-    const org = await server.newOrg({ limits: { rate_limit: 1 } });
-    // The middle of a minute, so both requests fall in one window.
-    frozen = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
-    try {
-      expectStatus(await org.api.call('getCurrentUser'), 200);
-      const response = await org.api.call(operationId);
-      expect(expectStatus(response, 429).code).toBe('rate_limited');
-      expect(response.headers.get('retry-after')).toBe('30');
-    } finally {
-      frozen = null;
-    }
-    expect(await count(sql`SELECT count(*) AS n FROM users WHERE id = ${org.userId}`)).toBe(1);
-  });
+  it.each(['getCurrentUser', 'endSession', 'deleteAccount'] as const)(
+    'answers %s 429 past the limit',
+    async (operationId) => {
+      const org = await server.newOrg({ limits: { rate_limit: 1 } });
+      // The middle of a minute, so both requests fall in one window.
+      frozen = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+      try {
+        expectStatus(await org.api.call('getCurrentUser'), 200);
+        const response = await org.api.call(operationId);
+        expect(expectStatus(response, 429).code).toBe('rate_limited');
+        expect(response.headers.get('retry-after')).toBe('30');
+      } finally {
+        frozen = null;
+      }
+      expect(await count(sql`SELECT count(*) AS n FROM users WHERE id = ${org.userId}`)).toBe(1);
+    },
+  );
 });

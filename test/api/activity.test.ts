@@ -4,6 +4,7 @@
  * activity-log.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationId } from '../../contract/routes';
 import type { ApiClient } from '../support/client';
 import { expectStatus } from '../support/observed';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server';
@@ -32,7 +33,7 @@ const log = async (api: ApiClient, query: Record<string, string | number> = {}) 
 /** The entries oldest first, as (action, resource_type, resource_id, changes). */
 const history = async (api: ApiClient) =>
   (await log(api)).entries.reverse().map((e) => [e.action, e.resource_type, e.resource_id, e.changes]);
-const ok = async (api: ApiClient, operationId: string, status: number, options: Body = {}) =>
+const ok = async (api: ApiClient, operationId: OperationId, status: number, options: Body = {}) =>
   expectStatus(await api.call(operationId, options), status);
 const subnet = async (api: ApiClient, network: string, extra: Body = {}) =>
   ok(api, 'createSubnet', 201, { body: { network, ...extra } });

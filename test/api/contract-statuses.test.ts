@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppRoute } from '@ts-rest/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeMeta } from '../../contract';
+import type { OperationId } from '../../contract/routes';
 import { IP_LIMITS, ipBucketOf } from '../../server/http/rate-limit-middleware';
 import { listRoutes } from '../../server/routes';
 import { type CallOptions, clientIp } from '../support/client';
@@ -26,13 +27,13 @@ const routes = listRoutes().filter((r) => r.implemented);
 const authenticated = routes.filter((r) => routeMeta(r.route).access !== 'public');
 const ipLimited = routes.filter((r) => routeMeta(r.route).ipRateLimited);
 const declares = (status: number) => (r: { route: AppRoute }) => declaredStatuses(r.route).includes(status);
-const ids = (r: { id: string }) => r.id;
+const ids = (r: { id: OperationId }) => r.id;
 
 /** Required query parameters, for routes whose query validation would otherwise answer before the lookup. */
 const validQuery: Record<string, Record<string, string | number>> = { getSubnetFreeBlocks: { prefix: 28 } };
 
 /** Path params filled with fresh UUIDs (nothing exists there), a valid body (the document's example) and query. */
-function callFor(id: string, route: AppRoute, overrides: CallOptions = {}): CallOptions {
+function callFor(id: OperationId, route: AppRoute, overrides: CallOptions = {}): CallOptions {
   const params: Record<string, string> = {};
   for (const [, name] of route.path.matchAll(/:(\w+)/g)) params[name] = randomUUID();
   const body = hasJsonBody(route) ? (exampleBody(id) ?? {}) : undefined;

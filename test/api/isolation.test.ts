@@ -3,6 +3,7 @@
  * 404 (never their data, never a 403 that would reveal existence), and no list or search shows them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationId } from '../../contract/routes';
 import { listRoutes } from '../../server/routes';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   // The owner's webhook points at a loopback address allowed for it (it is never called).
   server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
   [owner, stranger] = [await server.newOrg({ plan: 'enterprise' }), await server.newOrg({ plan: 'enterprise' })];
-  const create = async (operationId: string, body: unknown, params?: Record<string, string>) =>
+  const create = async (operationId: OperationId, body: unknown, params?: Record<string, string>) =>
     expectStatus(await owner.api.call(operationId, { body, params }), 201).id as string;
   ids.folders = await create('createFolder', { name: 'owner-folder' });
   ids.locations = await create('createLocation', { name: 'owner-site' });
@@ -82,7 +83,7 @@ describe('another organisation’s ids', () => {
       ['getVlan', ids.vlans],
       ['getVrf', ids.vrfs],
       ['getLocation', ids.locations],
-    ]) {
+    ] as const) {
       expectStatus(await owner.api.call(operationId, { params: { id } }), 200);
     }
   });

@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OperationId } from '../../contract/routes';
 import type { Plan } from '../../server/modules/plans/limits';
 import { type ApiResponse, type CallOptions, clientIp } from '../support/client';
 import { expectStatus } from '../support/observed';
@@ -164,16 +165,22 @@ function expectResponse(response: ApiResponse, status: number): ApiResponse {
 }
 
 /** A public route called from one client address; the first calls may answer anything but 429. */
-function from(ip: string, operationId: string, options: CallOptions = {}) {
+function from(ip: string, operationId: OperationId, options: CallOptions = {}) {
   return server.anonymous.call(operationId, { ...options, headers: { 'x-forwarded-for': ip } });
 }
 
-async function expectPasses(ip: string, operationIds: string[]) {
+async function expectPasses(ip: string, operationIds: OperationId[]) {
   for (const id of operationIds) expect((await from(ip, id)).status, id).not.toBe(429);
 }
 
 describe('per IP on public routes', () => {
-  const signIn = ['sendMagicLink', 'verifyMagicLink', 'startGoogleSignIn', 'completeGoogleSignIn', 'acceptInvitation'];
+  const signIn = [
+    'sendMagicLink',
+    'verifyMagicLink',
+    'startGoogleSignIn',
+    'completeGoogleSignIn',
+    'acceptInvitation',
+  ] as OperationId[];
 
   it('lets 5 sign-in requests per minute pass and answers the 6th 429 with Retry-After', async () => {
     const ip = clientIp();

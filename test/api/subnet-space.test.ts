@@ -43,7 +43,7 @@ const subnetOf = async (addressId: string) =>
 describe('spaces', () => {
   it('answers 404 for another organisation’s subnet on every subnet route', async () => {
     const params = { id: (await create('10.99.0.0/24', {}, (await server.newOrg()).api)).id };
-    for (const operationId of ['getSubnet', 'getSubnetUsage', 'getSubnetFirstFreeIp', 'deleteSubnet'])
+    for (const operationId of ['getSubnet', 'getSubnetUsage', 'getSubnetFirstFreeIp', 'deleteSubnet'] as const)
       expectStatus(await org.api.call(operationId, { params }), 404);
     expectStatus(await patch(params.id, { name: 'mine' }), 404);
     expectStatus(await split(params.id, 2), 404);

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationId } from '../../contract/routes';
 import { openDatabase } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 type Body = Record<string, unknown>;
-const ok = async (org: TestOrg, operationId: string, status: number, options: Body = {}) =>
+const ok = async (org: TestOrg, operationId: OperationId, status: number, options: Body = {}) =>
   expectStatus<Body & { id: string }>(await org.api.call(operationId, options), status);
 
 /** The (type, resource id, changes) of what a subscription received, in order. */
@@ -36,7 +37,8 @@ describe('events for every change of the IPAM resources', () => {
     { kind: 'vrf', create: { name: 'blue' }, update: { rd: '65000:2' }, changed: { rd: ['', '65000:2'] } },
     { kind: 'location', create: { name: 'B1' }, update: { address: 'x' }, changed: { address: ['', 'x'] } },
   ];
-  const op = (verb: string, kind: string) => `${verb}${kind[0].toUpperCase()}${kind.slice(1)}`;
+  /** createFolder, updateVlan …: built from the kind, so checked when called. */
+  const op = (verb: string, kind: string) => `${verb}${kind[0].toUpperCase()}${kind.slice(1)}` as OperationId;
 
   it.each(kinds)('sends the $kind events: created, updated and deleted, with the changes', async (k) => {
     const org = await h.org();

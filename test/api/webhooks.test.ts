@@ -168,7 +168,7 @@ describe('changing webhooks', () => {
       'listWebhookDeliveries',
       'testWebhook',
       'rotateWebhookSecret',
-    ]) {
+    ] as const) {
       expectStatus(await stranger.api.call(operationId, { params }), 404);
     }
     const body = { url: 'https://10.0.0.1/' };

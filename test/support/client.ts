@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AppRoute } from '@ts-rest/core';
+import type { OperationId } from '../../contract/routes';
 import { route } from './routes';
 
 export interface ApiResponse {
-  operationId: string;
+  operationId: OperationId;
   route: AppRoute;
   status: number;
   headers: Headers;
@@ -42,7 +43,7 @@ export class ApiClient {
     return new ApiClient(this.baseUrl, credentials);
   }
 
-  async call(operationId: string, options: CallOptions = {}): Promise<ApiResponse> {
+  async call(operationId: OperationId, options: CallOptions = {}): Promise<ApiResponse> {
     const r = route(operationId);
     const path = r.path.replace(/:(\w+)/g, (_, name) => {
       const value = options.params?.[name];

@@ -4,8 +4,8 @@
  * it, with the same nullability, and every column the migrations create must be declared.
  */
 
-import { sql } from 'drizzle-orm';
-import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
+import { is, sql } from 'drizzle-orm';
+import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/connection';
 import * as schema from '../../server/db/schema';
@@ -28,11 +28,8 @@ describe('the drizzle schema and the migrations', () => {
     )
       .filter((c) => !NOT_IN_SCHEMA.includes(c.table_name))
       .map((c) => `${c.table_name}.${c.column_name}${c.is_nullable === 'NO' ? ' not null' : ''}`);
-    const declared = Object.values(schema)
-      .filter(
-        (value): value is PgTable =>
-          typeof value === 'object' && value !== null && Symbol.for('drizzle:IsDrizzleTable') in value,
-      )
+    const tables: PgTable[] = Object.values(schema).filter((value) => is(value, PgTable));
+    const declared = tables
       .flatMap((table) => {
         const config = getTableConfig(table);
         return config.columns.map((c) => `${config.name}.${c.name}${c.notNull ? ' not null' : ''}`);
