@@ -8,8 +8,8 @@ import { openConfiguredDatabase } from './db/configured';
 import type { Db } from './db/connection';
 import { HttpError } from './errors';
 import * as identity from './modules/identity/identity.service';
-import type { Role } from './modules/identity/principal';
 import type { LimitName, Plan } from './modules/plans/limits';
+import type { Role } from './principal';
 
 const usage = `Usage: npm run admin -- <command> [options]
 

@@ -15,6 +15,8 @@ import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
 import { staticJson } from './http/static-json';
 import type { Mailer } from './mail/mailer';
+import { principalLookup } from './modules/identity/principals';
+import { apiWriteAllowed, userRateLimit } from './modules/plans/limits';
 import { buildRouter } from './routes';
 
 export interface AppDeps {
@@ -60,7 +62,11 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     responseValidation: false,
     // Plain Express middleware (they read req.tsRestRoute, never typed params or bodies): the cast is only
     // their request type; the router itself is checked against the contract.
-    globalMiddleware: [authenticate(deps.db), rateLimits(context.limiter), jsonBody] as never[],
+    globalMiddleware: [
+      authenticate({ ...principalLookup(deps.db), apiWriteAllowed }),
+      rateLimits(context.limiter, userRateLimit),
+      jsonBody,
+    ] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });
 

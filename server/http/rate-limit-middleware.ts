@@ -4,8 +4,7 @@ import { type RouteMeta, routeMeta } from '../../contract/common/meta';
 import { contractRoutes, operationIdOf } from '../../contract/routes';
 import { HttpError } from '../errors';
 import { parseIp } from '../ipam';
-import type { Principal } from '../modules/identity/principal';
-import { effectiveLimits } from '../modules/plans/limits';
+import type { Principal } from '../principal';
 import type { RateLimiter, RateLimitResult } from './rate-limit';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -51,14 +50,9 @@ function rateLimited(message: string, result: RateLimitResult): HttpError {
   });
 }
 
-/** The per-minute limit of a user: the plan's, or the organisation's override; null is unlimited. */
-export const userRateLimit = (principal: Principal) =>
-  effectiveLimits(principal.plan, principal.limitOverrides ?? {}).rate_limit;
-
-async function limitUser(limiter: RateLimiter, principal: Principal, res: Response): Promise<void> {
-  const limit = userRateLimit(principal);
+async function limitUser(limiter: RateLimiter, userId: string, limit: number | null, res: Response): Promise<void> {
   if (limit === null) return;
-  const result = await limiter.hit(`user:${principal.userId}`, limit, RATE_LIMIT_WINDOW_MS);
+  const result = await limiter.hit(`user:${userId}`, limit, RATE_LIMIT_WINDOW_MS);
   res.set({
     'X-RateLimit-Limit': String(limit),
     'X-RateLimit-Remaining': String(result.remaining),
@@ -81,13 +75,17 @@ async function limitIp(limiter: RateLimiter, bucket: IpBucket, req: Request): Pr
  * included; public routes marked `ipRateLimited` count against their bucket for the client IP
  * (`req.ip`, which honours the `trust proxy` setting). Over a limit: 429 `rate_limited` with Retry-After.
  */
-export function rateLimits(limiter: RateLimiter): RequestHandler {
+export function rateLimits(
+  limiter: RateLimiter,
+  /** The per-minute limit of a caller (the plans module's); null is unlimited. */
+  userRateLimit: (principal: Principal) => number | null,
+): RequestHandler {
   return async (req, res, next) => {
     try {
       const route = req.tsRestRoute as AppRoute;
       const meta = routeMeta(route);
       if (meta.access !== 'public') {
-        if (req.auth) await limitUser(limiter, req.auth, res);
+        if (req.auth) await limitUser(limiter, req.auth.userId, userRateLimit(req.auth), res);
       } else {
         const bucket = ipBucketOf(operationIdOf.get(route) ?? '', meta);
         if (bucket) await limitIp(limiter, bucket, req);

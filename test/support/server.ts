@@ -6,8 +6,8 @@ import { type Database, openDatabase } from '../../server/db/connection';
 import { memoryCounters, postgresCounters } from '../../server/http/rate-limit';
 import { createMailer, type Mailer } from '../../server/mail/mailer';
 import * as identity from '../../server/modules/identity/identity.service';
-import type { Role } from '../../server/modules/identity/principal';
 import type { LimitName, Plan } from '../../server/modules/plans/limits';
+import type { Role } from '../../server/principal';
 import { ApiClient } from './client';
 
 export interface TestOrg {

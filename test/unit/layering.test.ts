@@ -69,6 +69,15 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
+  it('server/http imports no module (app.ts passes in what the middleware needs)', () => {
+    const offending = sources('server/http').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.resolved?.startsWith('server/modules/'))
+        .map((i) => `${file} → ${i.resolved}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
   it('has no import cycles', () => {
     const graph = new Map(
       files.map((file) => [file, importsOf(file).flatMap((i) => (i.resolved && !i.typeOnly ? [i.resolved] : []))]),

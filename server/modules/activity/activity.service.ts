@@ -13,7 +13,7 @@ import {
 } from '../../../contract/activity.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
-import type { Principal } from '../identity/principal';
+import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { enqueueEvents } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';

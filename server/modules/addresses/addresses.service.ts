@@ -8,9 +8,9 @@ import type {
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
+import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/principal';
 import { assertLimitLocked } from '../plans/limit-check';
 import { given, orNotFound, uniqueOr } from '../shared/results';
 import { lockSpaces, spaceOf } from '../subnets/spaces';

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../../contract/api-keys.contract';
 import type { Db } from '../../db/connection';
+import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
-import type { Principal } from '../identity/principal';
 import { assertLimitLocked } from '../plans/limit-check';
 import { orNotFound } from '../shared/results';
 import * as repo from './api-keys.repo';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection';
 import { badRequest, unauthenticated } from '../../errors';
+import type { Principal } from '../../principal';
 import { lockOrganization } from '../identity/identity.service';
-import type { Principal } from '../identity/principal';
 import * as repo from './auth.repo';
 
 /**

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, isNull, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { magicLinks, oauthFlows, organizations, sessions, users } from '../../db/schema';
-import type { Role } from '../identity/principal';
+import type { Role } from '../../principal';
 import type { Plan } from '../plans/limits';
 
 /* Magic links */

@@ -3,8 +3,8 @@ import type { AuthMe } from '../../../contract/auth.contract';
 import type { Db } from '../../db/connection';
 import { isUniqueViolation, unauthenticated } from '../../errors';
 import { readCookie } from '../../http/cookies';
+import type { Principal } from '../../principal';
 import * as identity from '../identity/identity.service';
-import type { Principal } from '../identity/principal';
 import { hashToken, SESSION_COOKIE } from '../identity/tokens';
 import * as repo from './auth.repo';
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contract/folders.contract';
 import type { Db } from '../../db/connection';
+import type { Principal } from '../../principal';
 import { folderFields } from '../activity/activity.changes';
 import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/principal';
 import { assertLimitLocked } from '../plans/limit-check';
 import { given, orNotFound, uniqueOr } from '../shared/results';
 import * as repo from './folders.repo';

@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
-import type { Plan, Principal, Role } from './principal';
+import type { Plan, Principal, Role } from '../../principal';
 
 /** The caller of a request, by the hash of its API key or session token: the hot path of every request. */
 const principalQuery = (from: string) => `

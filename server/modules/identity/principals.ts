@@ -9,8 +9,11 @@
 
 import type { Db } from '../../db/connection';
 import { changeFeedOf } from '../../db/connection';
+import { unauthenticated } from '../../errors';
+import { readCookie } from '../../http/cookies';
+import type { Principal } from '../../principal';
 import * as repo from './identity.repo';
-import type { Principal } from './principal';
+import { API_KEY_PATTERN, hashToken, SESSION_COOKIE } from './tokens';
 
 /** How long an answer is kept at most (a safety net: changes are notified). */
 const TTL_MS = 60_000;
@@ -44,13 +47,37 @@ export function principalLookup(db: Db) {
     return found.principal;
   }
 
+  const byKeyHash = (hash: string) =>
+    cached(`key:${hash}`, async () => {
+      const principal = await repo.findPrincipalByKeyHash(db, hash);
+      return principal && { principal, expiresAt: null };
+    });
+  const bySessionHash = (hash: string) => cached(`session:${hash}`, () => repo.findPrincipalBySessionHash(db, hash));
+
+  /** The caller of a request's credentials: the API key if sent, else the session cookie; 401 otherwise. */
+  async function identify(authorization: string | undefined, cookie: string | undefined): Promise<Principal> {
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+      if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer svc_…"');
+      if (!API_KEY_PATTERN.test(match[1]))
+        throw unauthenticated('Malformed API key: expected svc_ followed by 64 characters');
+      const principal = await byKeyHash(hashToken(match[1]));
+      if (!principal) throw unauthenticated('Unknown or revoked API key');
+      return principal;
+    }
+    const session = readCookie(cookie, SESSION_COOKIE);
+    if (session) {
+      const principal = await bySessionHash(hashToken(session));
+      if (!principal) throw unauthenticated('Session expired or signed out; sign in again');
+      return principal;
+    }
+    throw unauthenticated(
+      'Authentication required: send "Authorization: Bearer <API key>" or the service_session cookie',
+    );
+  }
+
   return {
-    byKeyHash: (hash: string) =>
-      cached(`key:${hash}`, async () => {
-        const principal = await repo.findPrincipalByKeyHash(db, hash);
-        return principal && { principal, expiresAt: null };
-      }),
-    bySessionHash: (hash: string) => cached(`session:${hash}`, () => repo.findPrincipalBySessionHash(db, hash)),
+    identify,
     /** Records a key's use at most once a minute, so most requests write nothing. */
     touch(principal: Principal) {
       if (!principal.keyId) return;

@@ -1,7 +1,7 @@
 /** Plan limits checked where rows are added, inside the adding transaction. */
 import type { Db } from '../../db/connection';
+import type { Principal } from '../../principal';
 import { getOrganization, lockOrganization } from '../identity/identity.service';
-import type { Principal } from '../identity/principal';
 import { assertWithinLimit, effectiveLimits, type LimitName } from './limits';
 
 /** The organisation a limit applies to, with its plan when the caller already knows it (a request's caller). */

@@ -1,5 +1,6 @@
 import { Plan } from '../../../contract/common/enums';
 import { HttpError } from '../../errors';
+import type { Principal } from '../../principal';
 
 export type { Plan } from '../../../contract/common/enums';
 export const PLANS = Plan.options;
@@ -104,3 +105,7 @@ export function assertWithinLimit(limits: Limits, name: LimitName, current: numb
     );
   }
 }
+
+/** The per-minute request limit of a caller: the plan's, or the organisation's override; null is unlimited. */
+export const userRateLimit = (caller: Pick<Principal, 'plan' | 'limitOverrides'>) =>
+  effectiveLimits(caller.plan, caller.limitOverrides ?? {}).rate_limit;

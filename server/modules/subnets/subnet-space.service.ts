@@ -17,7 +17,7 @@ import {
   usableRange,
   utilization,
 } from '../../ipam';
-import type { Principal } from '../identity/principal';
+import type { Principal } from '../../principal';
 import { orNotFound } from '../shared/results';
 import { totalOf } from './subnets.dto';
 import * as repo from './subnets.repo';

@@ -2,8 +2,8 @@
 import type { Db } from '../../db/connection';
 import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
+import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
-import type { Principal } from '../identity/principal';
 import { assertLimitLocked } from '../plans/limit-check';
 import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';

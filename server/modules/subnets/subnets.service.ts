@@ -3,10 +3,10 @@ import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subne
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
+import type { Principal } from '../../principal';
 import { deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
-import type { Principal } from '../identity/principal';
 import * as locations from '../locations/locations.service';
 import { assertLimitLocked } from '../plans/limit-check';
 import { given, orNotFound, uniqueOr } from '../shared/results';

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { invitations } from '../../db/schema';
-import type { Role } from '../identity/principal';
+import type { Role } from '../../principal';
 
 export type InvitationRow = typeof invitations.$inferSelect;
 

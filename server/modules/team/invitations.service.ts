@@ -4,10 +4,10 @@ import type { CreateTeamInvitationBody, TeamInvitation } from '../../../contract
 import type { ServerContext } from '../../context';
 import type { Db } from '../../db/connection';
 import { duplicate, HttpError } from '../../errors';
+import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
 import { lockOrganization } from '../identity/identity.service';
-import type { Principal } from '../identity/principal';
 import { hashToken } from '../identity/tokens';
 import { assertLimitLocked } from '../plans/limit-check';
 import { orNotFound } from '../shared/results';

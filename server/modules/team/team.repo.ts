@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
-import type { Role } from '../identity/principal';
+import type { Role } from '../../principal';
 
 const memberColumns = {
   userId: users.id,

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { TeamMember } from '../../../contract/team.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
+import type { Principal, Role } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import { lockOrganization } from '../identity/identity.service';
-import type { Principal, Role } from '../identity/principal';
 import { orNotFound } from '../shared/results';
 import * as repo from './team.repo';
 

@@ -16,8 +16,8 @@ import type {
 import type { ServerContext } from '../../context';
 import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
+import type { Principal } from '../../principal';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import type { Principal } from '../identity/principal';
 import { assertLimitLocked } from '../plans/limit-check';
 import { given, orNotFound } from '../shared/results';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';

@@ -1,5 +1,5 @@
 /** Who makes a request, as authentication gives it to every layer: the types alone. */
-import type { Plan, Role } from '../../../contract/common/enums';
+import type { Plan, Role } from '../contract/common/enums';
 
 export type { Plan, Role };
 
