@@ -2,6 +2,8 @@ import { generateSchema } from '@anatine/zod-openapi';
 import { type AppRouter, isAppRouteOtherResponse } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract, errorDescriptions, routeMeta } from '../contract';
+import { webhookEventSchemas } from '../contract/webhook-events';
+import { WEBHOOK_EVENT_TYPES } from '../contract/webhooks.contract';
 
 type Json = Record<string, any>;
 
@@ -128,7 +130,60 @@ export function buildOpenApiDocument(router: AppRouter = contract): Json {
     { setOperationId: true, operationMapper: mapOperation as never },
   );
   document.openapi = '3.0.3';
+  for (const [name, schema] of Object.entries(webhookEventSchemas)) {
+    document.components.schemas[name] = generateSchema(schema as never);
+  }
+  const { parameters, paths } = webhooks();
+  document.components.parameters = parameters;
+  document['x-webhooks'] = paths;
   return withoutUntypedNullable(document);
+}
+
+/**
+ * What subscribers receive, as the `x-webhooks` extension (OpenAPI 3.1's `webhooks`, which Redoc and
+ * other tools show for 3.0 documents): one POST per event type, its body and the signature headers.
+ */
+function webhooks(): { parameters: Json; paths: Json } {
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  const signatureHeaders = [
+    header('webhook-id', 'The event id, the same on every retry of the event: process each id once'),
+    header('webhook-timestamp', 'Unix seconds when this attempt was signed; reject attempts older than 5 minutes'),
+    header(
+      'webhook-signature',
+      '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the base64 part of the subscription secret',
+    ),
+  ];
+  const parameters = signatureHeaders.map((p) => ({ $ref: `#/components/parameters/${p.name}` }));
+  const schemaOf = (type: string) =>
+    type === 'ping' ? 'PingEvent' : type === 'subnet.split' ? 'SubnetSplitEvent' : 'ResourceChangeEvent';
+  const paths = Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/\.(\w)/, (_, c: string) => c.toUpperCase())}Event`,
+          summary: `${type} event`,
+          description: 'Signed per Standard Webhooks v1; only a 2xx answer counts as delivered (see Webhooks)',
+          tags: ['Webhooks'],
+          // The receiver authenticates the sender by the signature headers, not by a security scheme.
+          security: [],
+          parameters,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaOf(type)}` } } },
+          },
+          responses: { '2XX': { description: 'Received; any other answer is retried on the schedule' } },
+        },
+      },
+    ]),
+  );
+  return { parameters: Object.fromEntries(signatureHeaders.map((p) => [p.name, p])), paths };
 }
 
 /** `z.unknown()` (values of free-form objects) renders as `{nullable: true}` without a type; any value is `{}`. */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
+import { WebhookEvent } from '../../contract/webhook-events';
 import { createWebhookWorker, type WebhookWorker } from '../../server/modules/webhooks/events/worker';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/receiver';
 import { expectStatus } from './observed';
@@ -85,15 +86,11 @@ export async function subscribe(
   return { id: created.id, secret: created.secret, path };
 }
 
-export interface EventBody {
-  type: string;
-  timestamp: string;
-  data: { id: string; changes: Record<string, [unknown, unknown]>; original?: string; parts?: string[] };
-}
+export type EventBody = Exclude<WebhookEvent, { type: 'ping' }>;
 
-/** The bodies a subscription's path received, in order. */
+/** The bodies a subscription's path received, in order, each checked against the contract's event schema. */
 export const received = (h: Harness, sub: Subscription): EventBody[] =>
-  h.receiver.to(sub.path).map((r) => JSON.parse(r.body) as EventBody);
+  h.receiver.to(sub.path).map((r) => WebhookEvent.parse(JSON.parse(r.body)) as EventBody);
 
 /** Verifies a request as a Standard Webhooks receiver would at `at` (the package checks the timestamp against Date.now()). */
 export function verifyAt(secret: string, request: ReceivedRequest, at: Date): unknown {

@@ -5,35 +5,14 @@
  * `signWebhook` is its counterpart, for testing a receiver without the service.
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { WebhookEventType } from './generated/endpoints.schemas.js';
+import type { PingEvent, ResourceChangeEvent, SubnetSplitEvent } from './generated/endpoints.schemas.js';
+
+/** The bodies the service sends, generated from the document (`x-webhooks`); narrow on `type`. */
+export type { PingEvent, ResourceChangeEvent, SubnetSplitEvent };
+export type WebhookEvent = ResourceChangeEvent | SubnetSplitEvent | PingEvent;
 
 /** `{field: [old, new]}` for each field a change touched (null for "none": old of a creation, new of a deletion). */
-export type WebhookChanges = Record<string, [unknown, unknown]>;
-
-/** A folder, subnet, address, VLAN, VRF or location was created, updated or deleted. */
-export interface ResourceChangeEvent {
-  type: Exclude<WebhookEventType, 'ping' | 'subnet.split'>;
-  /** When the change happened (ISO 8601); the same on every retry of the event. */
-  timestamp: string;
-  data: { id: string; changes: WebhookChanges };
-}
-
-/** A subnet was split: `original` is the network that no longer exists, `parts` the new networks. */
-export interface SubnetSplitEvent {
-  type: 'subnet.split';
-  timestamp: string;
-  data: { id: string; changes: WebhookChanges; original: string; parts: string[] };
-}
-
-/** Sent by `POST /webhooks/{id}/test`. */
-export interface PingEvent {
-  type: 'ping';
-  timestamp: string;
-  data: { webhook_id: string };
-}
-
-/** The body of a delivery; narrow on `type`. */
-export type WebhookEvent = ResourceChangeEvent | SubnetSplitEvent | PingEvent;
+export type WebhookChanges = ResourceChangeEvent['data']['changes'];
 
 /** The signature is missing, wrong, made with another secret, or too old (more than 5 minutes). */
 export class WebhookSignatureError extends Error {

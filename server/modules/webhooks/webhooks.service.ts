@@ -3,8 +3,10 @@
  * and rotate, the delivery history, and the synchronous `ping` of the test endpoint. Every URL is checked
  * by the shared outbound-safety layer at creation and change; the test ping is checked again when sent.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import type { PingEvent } from '../../../contract/webhook-events';
 import type {
   CreateWebhookBody,
   UpdateWebhookBody,
@@ -150,7 +152,8 @@ export async function testWebhook(context: ServerContext, caller: Principal, id:
   const webhook = orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook');
   const sentAt = context.now();
   const eventId = randomUUID();
-  const body = JSON.stringify({ type: 'ping', timestamp: sentAt.toISOString(), data: { webhook_id: webhook.id } });
+  const ping: PingEvent = { type: 'ping', timestamp: sentAt.toISOString(), data: { webhook_id: webhook.id } };
+  const body = JSON.stringify(ping);
   const headers = webhookHeaders(webhook.secret, eventId, Math.floor(sentAt.getTime() / 1000), body);
   const result = await postJson(webhook.url, body, headers, outboundPolicy(context));
   await recordPing(context, {

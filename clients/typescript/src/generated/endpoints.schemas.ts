@@ -2537,6 +2537,143 @@ export interface ToolsRemoteHeaders {
  */
 export type ToolsHeadersResult = ToolsRequestHeaders | ToolsRemoteHeaders;
 
+/**
+ * `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location
+ */
+export type ResourceChangeEventType = (typeof ResourceChangeEventType)[keyof typeof ResourceChangeEventType];
+
+export const ResourceChangeEventType = {
+  foldercreated: 'folder.created',
+  folderupdated: 'folder.updated',
+  folderdeleted: 'folder.deleted',
+  subnetcreated: 'subnet.created',
+  subnetupdated: 'subnet.updated',
+  subnetdeleted: 'subnet.deleted',
+  addresscreated: 'address.created',
+  addressupdated: 'address.updated',
+  addressdeleted: 'address.deleted',
+  vlancreated: 'vlan.created',
+  vlanupdated: 'vlan.updated',
+  vlandeleted: 'vlan.deleted',
+  vrfcreated: 'vrf.created',
+  vrfupdated: 'vrf.updated',
+  vrfdeleted: 'vrf.deleted',
+  locationcreated: 'location.created',
+  locationupdated: 'location.updated',
+  locationdeleted: 'location.deleted',
+} as const;
+
+/**
+ * `{field: [old, new]}` for each field the change touched; null stands for "none"
+ */
+export type ResourceChangeEventDataChanges = { [key: string]: unknown[] };
+
+/**
+ * The object changed and what changed
+ */
+export type ResourceChangeEventData = {
+  /** The folder, subnet, address, VLAN, VRF or location */
+  id: string;
+  /** `{field: [old, new]}` for each field the change touched; null stands for "none" */
+  changes: ResourceChangeEventDataChanges;
+};
+
+/**
+ * A folder, subnet, address, VLAN, VRF or location was created, updated or deleted
+ */
+export interface ResourceChangeEvent {
+  /** `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location */
+  type: ResourceChangeEventType;
+  /** When the change happened; the same on every retry of the event */
+  timestamp: string;
+  /** The object changed and what changed */
+  data: ResourceChangeEventData;
+}
+
+/**
+ * subnet.split
+ */
+export type SubnetSplitEventType = (typeof SubnetSplitEventType)[keyof typeof SubnetSplitEventType];
+
+export const SubnetSplitEventType = {
+  subnetsplit: 'subnet.split',
+} as const;
+
+/**
+ * `{field: [old, new]}` for each field the change touched; null stands for "none"
+ */
+export type SubnetSplitEventDataChanges = { [key: string]: unknown[] };
+
+/**
+ * The split subnet and its parts
+ */
+export type SubnetSplitEventData = {
+  /** The subnet that was split (it no longer exists) */
+  id: string;
+  /** `{field: [old, new]}` for each field the change touched; null stands for "none" */
+  changes: SubnetSplitEventDataChanges;
+  /** The network that was split */
+  original: string;
+  /** The networks of the new subnets */
+  parts: string[];
+};
+
+/**
+ * A subnet was split into equal parts
+ */
+export interface SubnetSplitEvent {
+  /** subnet.split */
+  type: SubnetSplitEventType;
+  /** When the change happened; the same on every retry of the event */
+  timestamp: string;
+  /** The split subnet and its parts */
+  data: SubnetSplitEventData;
+}
+
+/**
+ * ping
+ */
+export type PingEventType = (typeof PingEventType)[keyof typeof PingEventType];
+
+export const PingEventType = {
+  ping: 'ping',
+} as const;
+
+/**
+ * The subscription tested
+ */
+export type PingEventData = {
+  /** The subscription tested */
+  webhook_id: string;
+};
+
+/**
+ * Sent by `POST /webhooks/{id}/test`
+ */
+export interface PingEvent {
+  /** ping */
+  type: PingEventType;
+  /** When the test was sent */
+  timestamp: string;
+  /** The subscription tested */
+  data: PingEventData;
+}
+
+/**
+ * The event id, the same on every retry of the event: process each id once
+ */
+export type WebhookIdParameter = string;
+
+/**
+ * Unix seconds when this attempt was signed; reject attempts older than 5 minutes
+ */
+export type WebhookTimestampParameter = string;
+
+/**
+ * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the base64 part of the subscription secret
+ */
+export type WebhookSignatureParameter = string;
+
 export type VerifyMagicLinkParams = {
   /**
    * Token from the emailed link

@@ -5,7 +5,7 @@
  * (worker.ts) delivers those rows. Nothing is written when no subscription wants the event.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebhookEventType } from '../../../../contract/webhooks.contract';
+import type { WebhookEvent } from '../../../../contract/webhook-events';
 import type { Db } from '../../../db/connection';
 import { prepared } from '../../../db/prepared';
 import { webhookEvents, webhookOutbox } from '../../../db/schema';
@@ -26,23 +26,24 @@ const VERB: Record<string, 'created' | 'updated' | 'deleted'> = {
   batch_delete: 'deleted',
 };
 
-export interface PendingEvent {
-  /** One of the contract's event types: the compiler checks each type built here against its enum. */
-  type: WebhookEventType;
-  data: Record<string, unknown>;
-}
+type WithoutTimestamp<T> = T extends unknown ? Omit<T, 'timestamp'> : never;
+
+/** An event before it is sent: the contract's body of a change event, less the time of sending. */
+export type PendingEvent = WithoutTimestamp<Exclude<WebhookEvent, { type: 'ping' }>>;
 
 type Pair = [unknown, unknown];
 
 /** The event an activity entry stands for, or null when it is not one (DESIGN.md's event types). */
 export function eventOf(entry: ActivityRecord): PendingEvent | null {
   const resource = entry.resourceType;
-  if (!isEventResource(resource)) return null;
-  const data: Record<string, unknown> = { id: entry.resourceId, changes: entry.changes };
+  if (!isEventResource(resource) || entry.resourceId === null) return null;
+  const data = { id: entry.resourceId, changes: entry.changes };
   if (entry.action === 'split') {
     if (resource !== 'subnet') return null;
     const changes = entry.changes as Record<string, Pair | undefined>;
-    return { type: 'subnet.split', data: { ...data, original: changes.network?.[0], parts: changes.parts?.[1] } };
+    const [original] = changes.network ?? [];
+    const [, parts] = changes.parts ?? [];
+    return { type: 'subnet.split', data: { ...data, original: String(original), parts: parts as string[] } };
   }
   // An imported object is created when it held no value before, else updated.
   const verb =
