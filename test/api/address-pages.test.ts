@@ -2,28 +2,21 @@
  * A page of GET /subnets/{id}/addresses is built in SQL (one JSON value), while GET /addresses/{id} maps a
  * row in the service: both must give every address the same shape and values.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 async function pageAndSingles(network: string, bodies: Record<string, unknown>[]) {
-  const subnet = expectStatus(await org.api.call('createSubnet', { body: { network } }), 201);
+  const subnet = expectStatus(await t.org.api.call('createSubnet', { body: { network } }), 201);
   const ids: string[] = [];
   for (const body of bodies) {
-    ids.push(expectStatus(await org.api.call('createAddress', { params: { id: subnet.id }, body }), 201).id);
+    ids.push(expectStatus(await t.org.api.call('createAddress', { params: { id: subnet.id }, body }), 201).id);
   }
-  const page = expectStatus(await org.api.call('listSubnetAddresses', { params: { id: subnet.id } }), 200);
+  const page = expectStatus(await t.org.api.call('listSubnetAddresses', { params: { id: subnet.id } }), 200);
   const singles = [];
-  for (const id of ids) singles.push(expectStatus(await org.api.call('getAddress', { params: { id } }), 200));
+  for (const id of ids) singles.push(expectStatus(await t.org.api.call('getAddress', { params: { id } }), 200));
   return { page, singles };
 }
 

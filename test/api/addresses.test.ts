@@ -1,50 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { createSubnet as createSubnetWith, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import type { TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 type Address = { id: string; subnet_id: string; ip: string; status: string; owner: string; mac_address: string };
 type ApiError = { error: string; code: string };
 type Body = Record<string, unknown>;
 
 /** A subnet (the 201 may wrap it in `{subnet, warnings}` when it overlaps other VRFs). */
-const createSubnet = async (network: string, api: ApiClient = org.api, extra: Body = {}) => {
-  const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
-  return (body.subnet ?? body) as { id: string; network: string };
-};
+/** A subnet of the file's organisation unless another client is given. */
+const createSubnet = (network: string, api: ApiClient = t.org.api, extra: Body = {}) =>
+  createSubnetWith(api, network, extra);
 /** A new organisation (pro unless told) with one subnet. */
 const fresh = async (network = '10.0.0.0/24', options: Parameters<TestServer['newOrg']>[0] = {}) => {
-  const own = await server.newOrg(options);
+  const own = await t.server.newOrg(options);
   const api = options.plan === 'free' ? own.web : own.api;
   return { api, subnet: await createSubnet(network, api) };
 };
-const create = (subnetId: string, body: Body, api: ApiClient = org.api) =>
+const create = (subnetId: string, body: Body, api: ApiClient = t.org.api) =>
   api.call('createAddress', { params: { id: subnetId }, body });
-const created = async (subnetId: string, body: Body, api: ApiClient = org.api) =>
+const created = async (subnetId: string, body: Body, api: ApiClient = t.org.api) =>
   expectStatus<Address>(await create(subnetId, body, api), 201);
-const refused = async (subnetId: string, body: Body, api: ApiClient = org.api) =>
+const refused = async (subnetId: string, body: Body, api: ApiClient = t.org.api) =>
   expectStatus<ApiError>(await create(subnetId, body, api), 400);
-const batchCreate = (subnetId: string, body: Body, api: ApiClient = org.api) =>
+const batchCreate = (subnetId: string, body: Body, api: ApiClient = t.org.api) =>
   api.call('batchCreateAddresses', { params: { id: subnetId }, body });
 /** Batch-creates `ips`, expecting `status`; answers the body. */
 const batched = async (subnetId: string, ips: string[], api: ApiClient, status = 200, extra: Body = {}) =>
   expectStatus(await batchCreate(subnetId, { ips, ...extra }, api), status);
-const list = async (subnetId: string, api: ApiClient = org.api, query: Record<string, number> = {}) => {
+const list = async (subnetId: string, api: ApiClient = t.org.api, query: Record<string, number> = {}) => {
   const response = await api.call('listSubnetAddresses', { params: { id: subnetId }, query });
   return { items: expectStatus<Address[]>(response, 200), total: response.headers.get('x-total-count') };
 };
-const getAddress = (id: string, api: ApiClient = org.api) => api.call('getAddress', { params: { id } });
-const patch = (id: string, body: Body, api: ApiClient = org.api) => api.call('updateAddress', { params: { id }, body });
+const getAddress = (id: string, api: ApiClient = t.org.api) => api.call('getAddress', { params: { id } });
+const patch = (id: string, body: Body, api: ApiClient = t.org.api) =>
+  api.call('updateAddress', { params: { id }, body });
 /** A new organisation with 10.0.0.0/24 in the global space and again in a VRF. */
 const twoSpaces = async () => {
   const { subnet, api } = await fresh();
@@ -152,7 +146,7 @@ describe('create address', () => {
     'plain 2001:db8::/64 2001:db8::ffff:ffff:ffff:ffff',
   ])('allows network/broadcast where usable: %s', async (all) => {
     const [kind, network, ip] = all.split(' ');
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await createSubnet(network, own.api, { is_pool: kind === 'pool' });
     expect((await created(subnet.id, { ip }, own.api)).ip).toBe(ip);
   });
@@ -183,7 +177,7 @@ describe('list addresses', () => {
   });
 
   it('returns 1,000 by default and accepts limit 1000', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const { subnet } = await populated(1001, own.api);
     const all = await list(subnet.id, own.api);
     expect([all.items.length, all.total]).toEqual([1000, '1001']);
@@ -215,7 +209,7 @@ describe('list addresses', () => {
   it('answers 404 for another organisation’s subnet on list, create and batch-create', async () => {
     const { subnet: theirs } = await fresh();
     const params = { id: theirs.id };
-    expectStatus(await org.api.call('listSubnetAddresses', { params }), 404);
+    expectStatus(await t.org.api.call('listSubnetAddresses', { params }), 404);
     expectStatus(await create(theirs.id, { ip: '10.0.0.5' }), 404);
     expectStatus(await batchCreate(theirs.id, { ips: ['10.0.0.5'] }), 404);
   });
@@ -261,7 +255,7 @@ describe('get, patch and delete an address', () => {
     const theirs = await created(subnet.id, { ip: '10.0.0.4' }, api);
     expectStatus(await getAddress(theirs.id), 404);
     expectStatus(await patch(theirs.id, { owner: 'me' }), 404);
-    expectStatus(await org.api.call('deleteAddress', { params: { id: theirs.id } }), 404);
+    expectStatus(await t.org.api.call('deleteAddress', { params: { id: theirs.id } }), 404);
     expect(expectStatus(await getAddress(theirs.id, api), 200)).toEqual(theirs);
   });
 
@@ -362,7 +356,7 @@ describe('batch-update and batch-delete addresses', () => {
   });
 
   it('batch-update accepts 500 ids and refuses 501, naming ids', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const { ids } = await populated(500, own.api);
     const error = expectStatus<ApiError>(await batchUpdate({ ids: [...ids, randomUUID()], owner: 'x' }, own.api), 400);
     expect(error.error).toMatch(/^ids: /);
@@ -384,7 +378,7 @@ describe('batch-update and batch-delete addresses', () => {
   });
 
   it('batch-delete accepts 500 ids and refuses 501, naming ids', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const { subnet, ids } = await populated(500, own.api);
     expect(expectStatus<ApiError>(await batchDelete([...ids, randomUUID()], own.api), 400).error).toMatch(/^ids: /);
     expect(expectStatus(await batchDelete(ids, own.api), 200)).toEqual({ deleted: 500 });
@@ -403,7 +397,7 @@ describe('address plan limits', () => {
   const enterpriseOf3 = () => fresh('10.0.0.0/24', { plan: 'enterprise', limits: { addresses: 3 } });
 
   it('allows 1,500 addresses on the free plan through a session and refuses one more (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     const { subnet } = await populated(1500, free.web);
     expect((await list(subnet.id, free.web)).total).toBe('1500');
     const error = expectStatus<ApiError>(await create(subnet.id, { ip: '10.0.6.1' }, free.web), 402);
@@ -412,7 +406,7 @@ describe('address plan limits', () => {
   });
 
   it('refuses a free-plan batch that would cross 1,500 and creates nothing', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     const { subnet } = await populated(1499, free.web);
     expect((await batched(subnet.id, ['10.0.6.1', '10.0.6.2'], free.web, 402)).code).toBe('plan_limit');
     expect((await list(subnet.id, free.web)).total).toBe('1499');

@@ -4,24 +4,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppRoute } from '@ts-rest/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routeMeta } from '../../contract';
 import type { OperationId } from '../../contract/routes';
 import { IP_LIMITS, ipBucketOf } from '../../server/http/rate-limit-middleware';
 import { listRoutes } from '../../server/routes';
 import { type CallOptions, clientIp } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { declaredStatuses, exampleBody, hasIdParam, hasJsonBody } from '../support/routes';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 const routes = listRoutes().filter((r) => r.implemented);
 const authenticated = routes.filter((r) => routeMeta(r.route).access !== 'public');
@@ -53,13 +46,13 @@ describe('every implemented route', () => {
 
   it.each(authenticated.filter(declares(401)).map(ids))('%s answers 401 without credentials', async (id) => {
     const route = routes.find((r) => r.id === id)!.route;
-    expectStatus(await server.anonymous.call(id, callFor(id, route)), 401);
+    expectStatus(await t.server.anonymous.call(id, callFor(id, route)), 401);
   });
 
   it.each(authenticated.filter(declares(403)).map(ids))('%s answers 403 to a key without its scope', async (id) => {
     const route = routes.find((r) => r.id === id)!.route;
-    const key = await org.keyWith(routeMeta(route).scope === 'write' ? ['read'] : ['write']);
-    expectStatus(await org.api.call(id, callFor(id, route, { as: { key } })), 403);
+    const key = await t.org.keyWith(routeMeta(route).scope === 'write' ? ['read'] : ['write']);
+    expectStatus(await t.org.api.call(id, callFor(id, route, { as: { key } })), 403);
   });
 
   it.each(routes.filter((r) => hasIdParam(r.route) && declares(400)(r)).map(ids))(
@@ -67,7 +60,7 @@ describe('every implemented route', () => {
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
       const params = Object.fromEntries([...route.path.matchAll(/:(\w+)/g)].map(([, name]) => [name, 'not-a-uuid']));
-      const error = expectStatus(await org.api.call(id, callFor(id, route, { params })), 400);
+      const error = expectStatus(await t.org.api.call(id, callFor(id, route, { params })), 400);
       expect(error.error).toContain('Invalid uuid');
     },
   );
@@ -76,7 +69,7 @@ describe('every implemented route', () => {
     '%s answers 404 for an id that does not exist',
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
-      expectStatus(await org.api.call(id, callFor(id, route)), 404);
+      expectStatus(await t.org.api.call(id, callFor(id, route)), 404);
     },
   );
 
@@ -89,7 +82,7 @@ describe('every implemented route', () => {
         rawBody: 'hello',
         headers: { 'content-type': 'text/plain' },
       });
-      expectStatus(await org.api.call(id, options), 415);
+      expectStatus(await t.org.api.call(id, options), 415);
     },
   );
 
@@ -99,7 +92,7 @@ describe('every implemented route', () => {
       const route = routes.find((r) => r.id === id)!.route;
       const limit = route.path.startsWith('/api/v1/import/') ? 10 : 1;
       const options = callFor(id, route, { body: { padding: 'x'.repeat(limit * 1024 * 1024 + 1) } });
-      expectStatus(await org.api.call(id, options), 413);
+      expectStatus(await t.org.api.call(id, options), 413);
     },
   );
 
@@ -107,7 +100,7 @@ describe('every implemented route', () => {
     '%s answers 429 once its user is over the rate limit',
     async (id) => {
       const route = routes.find((r) => r.id === id)!.route;
-      const limited = await server.newOrg({ plan: 'enterprise', limits: { rate_limit: 1 } });
+      const limited = await t.server.newOrg({ plan: 'enterprise', limits: { rate_limit: 1 } });
       // Both calls in one minute window (the limiter's windows follow the real clock).
       const left = 60_000 - (Date.now() % 60_000);
       if (left < 2_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
@@ -122,8 +115,8 @@ describe('every implemented route', () => {
     const { limit } = IP_LIMITS[ipBucketOf(id, routeMeta(routes.find((r) => r.id === id)!.route))!];
     // Bare calls (no query or body: mostly 400s) use up the limit without side effects.
     const options = { headers: { 'x-forwarded-for': clientIp() } };
-    for (let i = 0; i < limit; i++) expect((await server.anonymous.call(id, options)).status).not.toBe(429);
-    const response = await server.anonymous.call(id, options);
+    for (let i = 0; i < limit; i++) expect((await t.server.anonymous.call(id, options)).status).not.toBe(429);
+    const response = await t.server.anonymous.call(id, options);
     expect(expectStatus(response, 429).code).toBe('rate_limited');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   });
@@ -136,7 +129,10 @@ describe('routes not built yet', () => {
     const route = pending.find((r) => r.id === id)!.route;
     // Public routes are limited per IP: each call comes from an address of its own.
     const headers = { 'x-forwarded-for': clientIp() };
-    const response = await org.api.call(id, callFor(id, route, { body: hasJsonBody(route) ? {} : undefined, headers }));
+    const response = await t.org.api.call(
+      id,
+      callFor(id, route, { body: hasJsonBody(route) ? {} : undefined, headers }),
+    );
     expect(response.status).toBe(501);
     expect(response.body).toMatchObject({ code: 'not_implemented' });
   });

@@ -1,27 +1,20 @@
 /**
  * Malformed credentials are the client's fault: a 401 (or Node's own 400 or 431 for a header its parser
- * refuses), never a 500, and the server keeps serving.
+ * refuses), never a 500, and the t.server keeps serving.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
+const t = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
-
-const withHeaders = (headers: Record<string, string>) => server.anonymous.call('listFolders', { headers });
+const withHeaders = (headers: Record<string, string>) => t.server.anonymous.call('listFolders', { headers });
 
 /** The status of a GET /api/v1/folders sent byte for byte with one extra header (fetch refuses some). */
 function rawStatus(name: string, value: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(server.url);
+    const { hostname, port } = new URL(t.server.url);
     const socket = connect(Number(port), hostname, () => {
       socket.end(
         Buffer.from(
@@ -53,7 +46,7 @@ describe('malformed cookies', () => {
   }
 
   it('ignores a malformed cookie beside a valid key', async () => {
-    expectStatus(await org.api.call('listFolders', { headers: { cookie: 'service_session=%' } }), 200);
+    expectStatus(await t.org.api.call('listFolders', { headers: { cookie: 'service_session=%' } }), 200);
   });
 });
 
@@ -82,6 +75,6 @@ describe('odd Authorization headers', () => {
 
   it('answers 431 (from Node, not the app) to a header past 16 KB, and keeps serving', async () => {
     expect(await rawStatus('authorization', `Bearer ${'x'.repeat(20_000)}`)).toBe(431);
-    expectStatus(await org.api.call('listFolders'), 200);
+    expectStatus(await t.org.api.call('listFolders'), 200);
   });
 });

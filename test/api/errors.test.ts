@@ -1,48 +1,44 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 const json = { 'content-type': 'application/json' };
 
 describe('error responses are JSON {error, code}', () => {
   it('answers malformed JSON with 400', async () => {
-    const error = expectStatus(await org.api.call('createFolder', { rawBody: '{"name": ', headers: json }), 400);
+    const error = expectStatus(await t.org.api.call('createFolder', { rawBody: '{"name": ', headers: json }), 400);
     expect(error.error).toMatch(/^Malformed JSON body/);
   });
 
   it('answers a JSON body that is not an object with 400 naming the body', async () => {
-    const error = expectStatus(await org.api.call('createFolder', { rawBody: '"just a string"', headers: json }), 400);
+    const error = expectStatus(
+      await t.org.api.call('createFolder', { rawBody: '"just a string"', headers: json }),
+      400,
+    );
     expect(error.code).toBe('validation');
   });
 
   it('answers a body over 1 MB with 413', async () => {
     const body = { name: 'big', description: 'x'.repeat(1024 * 1024) };
-    const error = expectStatus(await org.api.call('createFolder', { body }), 413);
+    const error = expectStatus(await t.org.api.call('createFolder', { body }), 413);
     expect(error.code).toBe('payload_too_large');
   });
 
   it('accepts a body just under 1 MB up to validation (400 for the description length, not 413)', async () => {
     const body = { name: 'almost', description: 'x'.repeat(1024 * 1024 - 100) };
-    const error = expectStatus(await org.api.call('createFolder', { body }), 400);
+    const error = expectStatus(await t.org.api.call('createFolder', { body }), 400);
     expect(error.error).toMatch(/^description: /);
   });
 
   it('answers text PostgreSQL cannot store (a NUL character) with 400, not 500', async () => {
-    const error = expectStatus(await org.api.call('createFolder', { body: { name: 'a\u0000b' } }), 400);
+    const error = expectStatus(await t.org.api.call('createFolder', { body: { name: 'a\u0000b' } }), 400);
     expect(error.error).toContain('NUL');
   });
 
   it('answers a non-JSON body with 415', async () => {
-    const response = await org.api.call('createFolder', {
+    const response = await t.org.api.call('createFolder', {
       rawBody: 'name=x',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -50,24 +46,24 @@ describe('error responses are JSON {error, code}', () => {
   });
 
   it('answers an unknown route under /api/v1 with 404', async () => {
-    const response = await fetch(`${server.url}/api/v1/no-such-thing`);
+    const response = await fetch(`${t.server.url}/api/v1/no-such-thing`);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ code: 'not_found', error: 'No route for GET /api/v1/no-such-thing' });
   });
 
   it('answers an unknown method on a known path with 404 JSON, not HTML', async () => {
-    const response = await fetch(`${server.url}/api/v1/folders`, { method: 'PUT' });
+    const response = await fetch(`${t.server.url}/api/v1/folders`, { method: 'PUT' });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
   });
 
   it('answers a bad UUID in a path with 400 naming the parameter', async () => {
-    const error = expectStatus(await org.api.call('getFolder', { params: { id: 'not-a-uuid' } }), 400);
+    const error = expectStatus(await t.org.api.call('getFolder', { params: { id: 'not-a-uuid' } }), 400);
     expect(error).toEqual({ code: 'validation', error: 'id: Invalid uuid' });
   });
 
   it('answers a route not built yet with 501 not_implemented', async () => {
-    const response = await org.api.call('getBillingPlan');
+    const response = await t.org.api.call('getBillingPlan');
     expect(response.status).toBe(501);
     expect(response.body).toEqual({
       code: 'not_implemented',
@@ -76,14 +72,14 @@ describe('error responses are JSON {error, code}', () => {
   });
 
   it('answers a public route not built yet with 501 too', async () => {
-    const response = await server.anonymous.call('getMyIp');
+    const response = await t.server.anonymous.call('getMyIp');
     expect(response.status).toBe(501);
   });
 
   it('echoes a request id, or makes one', async () => {
-    const given = await org.api.call('listFolders', { headers: { 'x-request-id': 'trace-123' } });
+    const given = await t.org.api.call('listFolders', { headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers.get('x-request-id')).toBe('trace-123');
-    const made = await org.api.call('listFolders');
+    const made = await t.org.api.call('listFolders');
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -1,36 +1,29 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
+const t = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
-
-const createLocation = async (body: Record<string, unknown>, api: ApiClient = org.api) =>
+const createLocation = async (body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createLocation', { body }), 201);
-const createVlan = async (body: Record<string, unknown>, api: ApiClient = org.api) =>
+const createVlan = async (body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createVlan', { body }), 201);
-const getLocation = (id: string, api: ApiClient = org.api) => api.call('getLocation', { params: { id } });
-const updateLocation = (id: string, body: Record<string, unknown>, api: ApiClient = org.api) =>
+const getLocation = (id: string, api: ApiClient = t.org.api) => api.call('getLocation', { params: { id } });
+const updateLocation = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateLocation', { params: { id }, body });
-const deleteLocation = (id: string, api: ApiClient = org.api) => api.call('deleteLocation', { params: { id } });
-const listLocations = async (api: ApiClient = org.api) =>
+const deleteLocation = (id: string, api: ApiClient = t.org.api) => api.call('deleteLocation', { params: { id } });
+const listLocations = async (api: ApiClient = t.org.api) =>
   expectStatus<{ name: string; subnet_count: number; vlan_count: number }[]>(await api.call('listLocations'), 200);
 const query = async <T>(statement: SQL) =>
-  ((await server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
+  ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, locationId: string | null, network: string) =>
   query(sql`INSERT INTO subnets (org_id, location_id, network) VALUES (${orgId}, ${locationId}, ${network})`);
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await org.api.call('createLocation', { body }), 400);
+  expectStatus<{ error: string; code: string }>(await t.org.api.call('createLocation', { body }), 400);
 
 describe('locations', () => {
   it('creates a location with defaults for the optional fields', async () => {
@@ -44,7 +37,7 @@ describe('locations', () => {
   });
 
   it('lists the organisation’s locations ordered by name', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     for (const name of ['Oslo', 'Berlin', 'Madrid']) await createLocation({ name }, own.api);
     expect((await listLocations(own.api)).map((l) => l.name)).toEqual(['Berlin', 'Madrid', 'Oslo']);
   });
@@ -94,7 +87,7 @@ describe('locations', () => {
   });
 
   it('answers 404 for another organisation’s location, on every operation', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await createLocation({ name: 'theirs' }, other.api);
     expectStatus(await getLocation(theirs.id), 404);
     expectStatus(await updateLocation(theirs.id, { name: 'mine' }), 404);
@@ -103,13 +96,13 @@ describe('locations', () => {
   });
 
   it('never lists another organisation’s locations', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     await createLocation({ name: 'secret' }, other.api);
     expect((await listLocations()).map((l) => l.name)).not.toContain('secret');
   });
 
   it('lists each location with its subnet and VLAN counts, 0 included', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const busy = await createLocation({ name: 'busy' }, own.api);
     const vlansOnly = await createLocation({ name: 'vlans-only' }, own.api);
     await createLocation({ name: 'empty' }, own.api);
@@ -129,7 +122,7 @@ describe('locations', () => {
   });
 
   it('deleting a location keeps its VLANs and subnets, without a location', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const location = await createLocation({ name: 'closing' }, own.api);
     const vlan = await createVlan({ vlan_number: 99, name: 'kept', location_id: location.id }, own.api);
     await insertSubnet(own.orgId, location.id, '10.9.0.0/24');
@@ -143,7 +136,7 @@ describe('locations', () => {
 
 describe('location plan limit', () => {
   it('allows 5 locations on the free plan through a session and refuses the sixth (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let i = 1; i <= 5; i++) await createLocation({ name: `site${i}` }, free.web);
     const error = expectStatus(await free.web.call('createLocation', { body: { name: 'site6' } }), 402);
     expect(error.code).toBe('plan_limit');
@@ -151,7 +144,7 @@ describe('location plan limit', () => {
   });
 
   it('honours an enterprise override at its boundary', async () => {
-    const enterprise = await server.newOrg({ plan: 'enterprise', limits: { locations: 2 } });
+    const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { locations: 2 } });
     await createLocation({ name: 'one' }, enterprise.api);
     await createLocation({ name: 'two' }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createLocation', { body: { name: 'three' } }), 402);

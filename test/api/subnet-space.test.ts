@@ -1,57 +1,51 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 type Body = Record<string, unknown>;
 type Error = { error: string; code: string };
 
 /** Creates a subnet; with a VRF elsewhere in range the answer carries warnings, so unwrap it. */
-const create = async (network: string, extra: Body = {}, api: ApiClient = org.api) => {
+const create = async (network: string, extra: Body = {}, api: ApiClient = t.org.api) => {
   const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
   return 'warnings' in body ? body.subnet : body;
 };
-const get = async (id: string, api: ApiClient = org.api) =>
+const get = async (id: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('getSubnet', { params: { id } }), 200);
-const address = async (subnetId: string, ip: string, api: ApiClient = org.api) =>
+const address = async (subnetId: string, ip: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createAddress', { params: { id: subnetId }, body: { ip } }), 201);
-const split = (id: string, parts: number, api: ApiClient = org.api) =>
+const split = (id: string, parts: number, api: ApiClient = t.org.api) =>
   api.call('splitSubnet', { params: { id }, body: { parts } });
-const splitOk = async (id: string, parts: number, api: ApiClient = org.api) =>
+const splitOk = async (id: string, parts: number, api: ApiClient = t.org.api) =>
   expectStatus<{ id: string; network: string }[]>(await split(id, parts, api), 200);
 type FirstFree = { ip: string | null; message?: string };
-const firstFree = async (id: string, api: ApiClient = org.api) =>
+const firstFree = async (id: string, api: ApiClient = t.org.api) =>
   expectStatus<FirstFree>(await api.call('getSubnetFirstFreeIp', { params: { id } }), 200);
-const freeBlocks = (id: string, query: Record<string, number>, api: ApiClient = org.api) =>
+const freeBlocks = (id: string, query: Record<string, number>, api: ApiClient = t.org.api) =>
   api.call('getSubnetFreeBlocks', { params: { id }, query });
-const parentOf = async (id: string, api: ApiClient = org.api) => (await get(id, api)).parent_id;
-const vrf = async (name: string, api: ApiClient = org.api) =>
+const parentOf = async (id: string, api: ApiClient = t.org.api) => (await get(id, api)).parent_id;
+const vrf = async (name: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createVrf', { body: { name } }), 201);
-const patch = (id: string, body: Body, api: ApiClient = org.api) => api.call('updateSubnet', { params: { id }, body });
+const patch = (id: string, body: Body, api: ApiClient = t.org.api) =>
+  api.call('updateSubnet', { params: { id }, body });
 const subnetOf = async (addressId: string) =>
-  expectStatus(await org.api.call('getAddress', { params: { id: addressId } }), 200).subnet_id;
+  expectStatus(await t.org.api.call('getAddress', { params: { id: addressId } }), 200).subnet_id;
 
 describe('spaces', () => {
   it('answers 404 for another organisation’s subnet on every subnet route', async () => {
-    const params = { id: (await create('10.99.0.0/24', {}, (await server.newOrg()).api)).id };
+    const params = { id: (await create('10.99.0.0/24', {}, (await t.server.newOrg()).api)).id };
     for (const operationId of ['getSubnet', 'getSubnetUsage', 'getSubnetFirstFreeIp', 'deleteSubnet'] as const)
-      expectStatus(await org.api.call(operationId, { params }), 404);
+      expectStatus(await t.org.api.call(operationId, { params }), 404);
     expectStatus(await patch(params.id, { name: 'mine' }), 404);
     expectStatus(await split(params.id, 2), 404);
     expectStatus(await freeBlocks(params.id, { prefix: 26 }), 404);
   });
 
   it('creates a global subnet meeting other VRFs’ ranges, with warnings', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const theirs = await create('10.0.0.0/16', { vrf_id: (await vrf('cust', own.api)).id, name: 'core' }, own.api);
     const body = expectStatus(await own.api.call('createSubnet', { body: { network: '10.0.1.0/24' } }), 201);
     expect(body.subnet).toMatchObject({ network: '10.0.1.0/24', vrf_id: null });
@@ -68,7 +62,7 @@ describe('spaces', () => {
   });
 
   it('refuses a move into a VRF holding the same CIDR (400 duplicate)', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     await create('10.0.0.0/24', { vrf_id: (await vrf('taken', own.api)).id }, own.api);
     const global = await create('10.0.0.0/24', {}, own.api);
     const error = expectStatus<Error>(await patch(global.id, { vrf: 'taken' }, own.api), 400);
@@ -76,7 +70,7 @@ describe('spaces', () => {
   });
 
   it('re-nests a moved subnet in both spaces', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const blue = await vrf('blue', own.api);
     const a = await create('10.0.0.0/8', {}, own.api);
     const c = await create('10.1.1.0/24', {}, own.api);
@@ -117,12 +111,12 @@ describe('split', () => {
     const subnet = await create('10.2.0.0/24');
     const held = await address(subnet.id, '10.2.0.10');
     await splitOk(subnet.id, 2);
-    expectStatus(await org.api.call('getSubnet', { params: { id: subnet.id } }), 404);
-    expectStatus(await org.api.call('getAddress', { params: { id: held.id } }), 404);
+    expectStatus(await t.org.api.call('getSubnet', { params: { id: subnet.id } }), 404);
+    expectStatus(await t.org.api.call('getAddress', { params: { id: held.id } }), 404);
   });
 
   it('gives every part the folder, parent, name, VRF and pool flag of the original', async () => {
-    const folder = expectStatus(await org.api.call('createFolder', { body: { name: 'split-folder' } }), 201);
+    const folder = expectStatus(await t.org.api.call('createFolder', { body: { name: 'split-folder' } }), 201);
     const space = await vrf('split-vrf');
     const top = await create('10.3.0.0/16', { vrf_id: space.id });
     const extra = { folder_id: folder.id, vrf_id: space.id, name: 'pool', is_pool: true };
@@ -141,7 +135,7 @@ describe('split', () => {
   });
 
   it('makes a child larger than a part the parent of the parts inside it', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const top = await create('10.0.0.0/8', {}, own.api);
     const subnet = await create('10.5.0.0/16', {}, own.api);
     const big = await create('10.5.0.0/17', {}, own.api);
@@ -203,7 +197,7 @@ describe('split', () => {
   });
 
   it('lets only one of a concurrent split and delete succeed', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     for (let i = 0; i < 5; i++) {
       const { id } = await create(`10.${i}.0.0/24`, {}, own.api);
       const [s, d] = await Promise.all([split(id, 2, own.api), own.api.call('deleteSubnet', { params: { id } })]);
@@ -215,7 +209,7 @@ describe('split', () => {
   });
 
   it('refuses a split that would pass the subnet limit (402)', async () => {
-    const enterprise = await server.newOrg({ plan: 'enterprise', limits: { subnets: 4 } });
+    const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { subnets: 4 } });
     const subnet = await create('10.0.0.0/24', {}, enterprise.api);
     expect(expectStatus<Error>(await split(subnet.id, 8, enterprise.api), 402).code).toBe('plan_limit');
     expect(await splitOk(subnet.id, 4, enterprise.api)).toHaveLength(4);
@@ -226,7 +220,7 @@ describe('usage and first free', () => {
   it('answers used, total and utilization of a subnet', async () => {
     const subnet = await create('10.20.0.0/29');
     await address(subnet.id, '10.20.0.1');
-    const usage = expectStatus(await org.api.call('getSubnetUsage', { params: { id: subnet.id } }), 200);
+    const usage = expectStatus(await t.org.api.call('getSubnetUsage', { params: { id: subnet.id } }), 200);
     expect(usage).toMatchObject({ subnet_id: subnet.id, network: '10.20.0.0/29', used: 1, total: 6 });
     expect(usage.utilization).toBeCloseTo(1 / 6, 15);
   });
@@ -275,7 +269,7 @@ describe('usage and first free', () => {
 
 describe('free blocks', () => {
   it('answers the lowest free blocks, with children at any depth taken', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await create('10.0.0.0/24', {}, own.api);
     await create('10.0.0.0/26', {}, own.api);
     await create('10.0.0.0/28', {}, own.api);
@@ -298,7 +292,7 @@ describe('free blocks', () => {
       ],
     ],
   ])('answers for %s with a child ending at the last address of the family', async (parent, child, prefix, blocks) => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await create(parent, {}, own.api);
     await create(child, {}, own.api);
     const answer = expectStatus(await freeBlocks(subnet.id, { prefix }, own.api), 200);
@@ -306,7 +300,7 @@ describe('free blocks', () => {
   });
 
   it('ignores subnets of other VRFs and supernets', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const elsewhere = await vrf('elsewhere', own.api);
     await create('10.0.0.0/16', {}, own.api);
     const subnet = await create('10.0.1.0/24', {}, own.api);
@@ -319,7 +313,7 @@ describe('free blocks', () => {
   });
 
   it('counts the exact total of an IPv4 /16 with some children', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await create('10.0.0.0/16', {}, own.api);
     for (const n of ['10.0.0.0/24', '10.0.1.0/25', '10.0.16.0/20']) await create(n, {}, own.api);
     const answer = expectStatus(await freeBlocks(subnet.id, { prefix: 24 }, own.api), 200);
@@ -328,7 +322,7 @@ describe('free blocks', () => {
   });
 
   it('caps the total of an IPv6 /32 asked for up to 50 /64 blocks at 1,000,000', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await create('2001:db8::/32', {}, own.api);
     const answer = expectStatus(await freeBlocks(subnet.id, { prefix: 64, limit: 50 }, own.api), 200);
     expect(answer).toMatchObject({ total: 1_000_000, capped: true });
@@ -361,7 +355,7 @@ describe('overlaps report', () => {
       .sort();
 
   it('lists pairs in different spaces, duplicate or containment', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const [a, b] = [await vrf('a', own.api), await vrf('b', own.api)];
     await create('10.0.0.0/16', { vrf_id: a.id }, own.api);
     await create('10.0.5.0/24', { vrf_id: b.id }, own.api);
@@ -378,7 +372,7 @@ describe('overlaps report', () => {
   });
 
   it('gives each side its id, and vrf_name only outside the global space', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const inVrf = await create('10.0.0.0/24', { vrf_id: (await vrf('v', own.api)).id }, own.api);
     const global = await create('10.0.0.0/24', {}, own.api);
     const [pair] = await overlaps(own.api);
@@ -390,7 +384,7 @@ describe('overlaps report', () => {
   });
 
   it('does not report nesting within one space', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     await create('10.0.0.0/16', {}, own.api);
     await create('10.0.1.0/24', {}, own.api);
     await create('2001:db8::/32', {}, own.api);
@@ -399,8 +393,8 @@ describe('overlaps report', () => {
   });
 
   it('never reports another organisation’s subnets', async () => {
-    const own = await server.newOrg();
-    const other = await server.newOrg();
+    const own = await t.server.newOrg();
+    const other = await t.server.newOrg();
     await create('10.0.0.0/24', { vrf_id: (await vrf('theirs', other.api)).id }, other.api);
     await create('10.0.0.0/24', {}, own.api);
     await create('10.0.0.0/24', {}, other.api);

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
+const t = useTestServer();
 
 type Body = Record<string, unknown>;
 type Error = { error: string; code: string };
@@ -19,26 +12,27 @@ let nextNetwork = 0;
 const fresh = () => `10.200.${nextNetwork++}.0/24`;
 
 /** Creates a subnet that meets nothing in another VRF, so the answer is the plain subnet. */
-const create = async (network: string, extra: Body = {}, api: ApiClient = org.api) => {
+const create = async (network: string, extra: Body = {}, api: ApiClient = t.org.api) => {
   const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
   expect(body).not.toHaveProperty('warnings');
   return body;
 };
-const refusedCreate = async (body: Body, status = 400, api: ApiClient = org.api) =>
+const refusedCreate = async (body: Body, status = 400, api: ApiClient = t.org.api) =>
   expectStatus<Error>(await api.call('createSubnet', { body }), status);
-const get = async (id: string, api: ApiClient = org.api) =>
+const get = async (id: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('getSubnet', { params: { id } }), 200);
-const patch = (id: string, body: Body, api: ApiClient = org.api) => api.call('updateSubnet', { params: { id }, body });
-const list = async (api: ApiClient = org.api, query?: Record<string, string>) =>
+const patch = (id: string, body: Body, api: ApiClient = t.org.api) =>
+  api.call('updateSubnet', { params: { id }, body });
+const list = async (api: ApiClient = t.org.api, query?: Record<string, string>) =>
   expectStatus<any[]>(await api.call('listSubnets', { query }), 200);
-const address = async (subnetId: string, ip: string, api: ApiClient = org.api) =>
+const address = async (subnetId: string, ip: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createAddress', { params: { id: subnetId }, body: { ip } }), 201);
-const make = async (resource: 'Vlan' | 'Vrf' | 'Location' | 'Folder', body: Body, api: ApiClient = org.api) =>
+const make = async (resource: 'Vlan' | 'Vrf' | 'Location' | 'Folder', body: Body, api: ApiClient = t.org.api) =>
   expectStatus(await api.call(`create${resource}`, { body }), 201);
 
 describe('create, get, list', () => {
   it('creates an IPv4 subnet with defaults and utilization figures', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const subnet = await create('10.0.0.0/24', {}, own.api);
     expect(subnet).toMatchObject({ network: '10.0.0.0/24', name: '', description: '', folder_id: null, vrf_id: null });
     expect(subnet).toMatchObject({ folder_name: null, vlan_id: null, location_id: null, gateway: null });
@@ -68,7 +62,7 @@ describe('create, get, list', () => {
   });
 
   it('gets a subnet with its direct children only', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const top = await create('10.0.0.0/16', {}, own.api);
     const mid = await create('10.0.0.0/20', { name: 'mid' }, own.api);
     await create('10.0.1.0/24', {}, own.api);
@@ -77,7 +71,7 @@ describe('create, get, list', () => {
   });
 
   it('lists subnets with resolved folder, VLAN, VRF and location names', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const folder = await make('Folder', { name: 'DC A' }, own.api);
     const vlan = await make('Vlan', { vlan_number: 120 }, own.api);
     const vrf = await make('Vrf', { name: 'blue' }, own.api);
@@ -90,7 +84,7 @@ describe('create, get, list', () => {
   });
 
   it('filters the list by folder', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const folder = await make('Folder', { name: 'only' }, own.api);
     const inFolder = await create('10.0.0.0/24', { folder_id: folder.id }, own.api);
     await create('10.0.1.0/24', {}, own.api);
@@ -99,34 +93,34 @@ describe('create, get, list', () => {
   });
 
   it('refuses a folder filter that is not a UUID, naming it', async () => {
-    const error = expectStatus<Error>(await org.api.call('listSubnets', { query: { folder_id: 'x' } }), 400);
+    const error = expectStatus<Error>(await t.org.api.call('listSubnets', { query: { folder_id: 'x' } }), 400);
     expect(error.error).toMatch(/^folder_id: /);
   });
 
   it('lists every subnet in one response, without pagination', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     for (let i = 0; i < 120; i++) await create(`10.${i}.0.0/16`, {}, own.api);
     expect(await list(own.api)).toHaveLength(120);
   });
 
   it('never shows another organisation’s subnet', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await create('192.168.77.0/24', {}, other.api);
-    expectStatus(await org.api.call('getSubnet', { params: { id: theirs.id } }), 404);
+    expectStatus(await t.org.api.call('getSubnet', { params: { id: theirs.id } }), 404);
     expect((await list()).map((s) => s.id)).not.toContain(theirs.id);
   });
 });
 
 describe('hierarchy', () => {
   it('nests a new subnet under the smallest containing subnet', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     await create('10.0.0.0/8', {}, own.api);
     const mid = await create('10.1.0.0/16', {}, own.api);
     expect((await create('10.1.2.0/24', {}, own.api)).parent_id).toBe(mid.id);
   });
 
   it('re-parents the subnets a new subnet contains, and only those', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const top = await create('10.0.0.0/8', {}, own.api);
     const a = await create('10.1.1.0/24', {}, own.api);
     const b = await create('10.1.2.0/24', {}, own.api);
@@ -143,13 +137,13 @@ describe('hierarchy', () => {
     const outside = await address(parent.id, '172.16.0.200');
     const child = await create('172.16.0.0/25');
     const subnetOf = async (id: string) =>
-      expectStatus(await org.api.call('getAddress', { params: { id } }), 200).subnet_id;
+      expectStatus(await t.org.api.call('getAddress', { params: { id } }), 200).subnet_id;
     expect(await subnetOf(inside.id)).toBe(child.id);
     expect(await subnetOf(outside.id)).toBe(parent.id);
   });
 
   it('nests IPv6 subnets: /48 children under a /32 created after them', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const kids = [await create('2001:db8:1::/48', {}, own.api), await create('2001:db8:2::/48', {}, own.api)];
     const top = await create('2001:db8::/32', {}, own.api);
     for (const kid of kids) expect((await get(kid.id, own.api)).parent_id).toBe(top.id);
@@ -169,7 +163,7 @@ describe('spaces and duplicates', () => {
   });
 
   it('refuses another organisation’s VRF, naming vrf_id', async () => {
-    const theirs = await make('Vrf', { name: 'not-yours' }, (await server.newOrg()).api);
+    const theirs = await make('Vrf', { name: 'not-yours' }, (await t.server.newOrg()).api);
     expect((await refusedCreate({ network: fresh(), vrf_id: theirs.id })).error).toMatch(/^vrf_id: /);
   });
 
@@ -180,14 +174,14 @@ describe('spaces and duplicates', () => {
   });
 
   it('never nests under a subnet of another VRF', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     await create('10.0.0.0/8', { vrf_id: (await make('Vrf', { name: 'red' }, own.api)).id }, own.api);
     const global = expectStatus(await own.api.call('createSubnet', { body: { network: '10.1.0.0/16' } }), 201);
     expect(global.subnet).not.toHaveProperty('parent_id');
   });
 
   it('accepts the same CIDR in another VRF', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const [a, b] = [await make('Vrf', { name: 'a' }, own.api), await make('Vrf', { name: 'b' }, own.api)];
     await create('10.0.0.0/24', { vrf_id: a.id }, own.api);
     expect(await create('10.0.0.0/24', { vrf_id: b.id }, own.api)).toMatchObject({ vrf_id: b.id, vrf_name: 'b' });
@@ -215,7 +209,7 @@ describe('PATCH', () => {
   });
 
   it('creates a missing VLAN from its number, which the VLAN list counts', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const created = await create('10.0.0.0/24', {}, own.api);
     const updated = expectStatus(await patch(created.id, { vlan: '120' }, own.api), 200);
     expect(updated.vlan_number).toBe(120);
@@ -246,7 +240,7 @@ describe('PATCH', () => {
     expect(error.error).toMatch(/^gateway: .*outside 10\.67\.0\.0\/24/);
   });
 
-  it('refuses a DNS server of the wrong family, naming the field', async () => {
+  it('refuses a DNS t.server of the wrong family, naming the field', async () => {
     const created = await create('2001:db8:66::/48');
     expect(expectStatus<Error>(await patch(created.id, { dns_primary: '10.0.0.53' }), 400).error).toMatch(
       /^dns_primary: /,
@@ -260,7 +254,7 @@ describe('PATCH', () => {
   });
 
   it('refuses to auto-create an 11th VLAN on the free plan (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let n = 1; n <= 10; n++) await make('Vlan', { vlan_number: n }, free.web);
     const created = await create('10.0.0.0/24', {}, free.web);
     const error = expectStatus<Error>(await patch(created.id, { vlan: '11' }, free.web), 402);
@@ -269,7 +263,7 @@ describe('PATCH', () => {
   });
 
   it('refuses to auto-create a 6th VRF on the free plan (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let n = 1; n <= 5; n++) await make('Vrf', { name: `v${n}` }, free.web);
     const created = await create('10.0.0.0/24', {}, free.web);
     const error = expectStatus<Error>(await patch(created.id, { vrf: 'v6' }, free.web), 402);
@@ -284,23 +278,23 @@ describe('DELETE', () => {
     const child = await create('10.70.1.0/24');
     const grandchild = await create('10.70.1.0/28');
     const held = await address(child.id, '10.70.1.100');
-    expectStatus(await org.api.call('deleteSubnet', { params: { id: parent.id } }), 204);
+    expectStatus(await t.org.api.call('deleteSubnet', { params: { id: parent.id } }), 204);
     for (const id of [parent.id, child.id, grandchild.id])
-      expectStatus(await org.api.call('getSubnet', { params: { id } }), 404);
-    expectStatus(await org.api.call('getAddress', { params: { id: held.id } }), 404);
+      expectStatus(await t.org.api.call('getSubnet', { params: { id } }), 404);
+    expectStatus(await t.org.api.call('getAddress', { params: { id: held.id } }), 404);
   });
 
   it('refuses to delete a VRF that subnets use (400 in_use)', async () => {
     const vrf = await make('Vrf', { name: 'busy' });
     await create('10.71.0.0/24', { vrf_id: vrf.id });
-    const error = expectStatus<Error>(await org.api.call('deleteVrf', { params: { id: vrf.id } }), 400);
+    const error = expectStatus<Error>(await t.org.api.call('deleteVrf', { params: { id: vrf.id } }), 400);
     expect(error.code).toBe('in_use');
   });
 });
 
 describe('counts in other lists', () => {
   it('counts subnets per VRF and subnets and VLANs per location', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const vrf = await make('Vrf', { name: 'counted' }, own.api);
     const location = await make('Location', { name: 'site' }, own.api);
     await make('Vlan', { vlan_number: 5, location_id: location.id }, own.api);
@@ -314,14 +308,14 @@ describe('counts in other lists', () => {
 
 describe('subnet plan limit', () => {
   it('allows 100 subnets on the free plan through a session and refuses the 101st (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let i = 0; i < 100; i++) await create(`10.0.${i}.0/24`, {}, free.web);
     const error = await refusedCreate({ network: '10.0.100.0/24' }, 402, free.web);
     expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('100 subnets') });
   });
 
   it('honours an enterprise override at its boundary', async () => {
-    const enterprise = await server.newOrg({ plan: 'enterprise', limits: { subnets: 3 } });
+    const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { subnets: 3 } });
     for (const n of [1, 2, 3]) await create(`10.${n}.0.0/16`, {}, enterprise.api);
     expect((await refusedCreate({ network: '10.4.0.0/16' }, 402, enterprise.api)).code).toBe('plan_limit');
   });
@@ -329,7 +323,7 @@ describe('subnet plan limit', () => {
 
 describe('utilization', () => {
   it('counts the addresses of the subnet and its tracked descendants', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const parent = await create('10.0.0.0/24', {}, own.api);
     const child = await create('10.0.0.0/26', {}, own.api);
     for (const ip of ['10.0.0.100', '10.0.0.101']) await address(parent.id, ip, own.api);
@@ -343,7 +337,7 @@ describe('utilization', () => {
   });
 
   it('leaves an untracked child out of its ancestors and omits its figures in lists', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const parent = await create('10.0.0.0/24', {}, own.api);
     const hidden = await create('10.0.0.0/26', { tracked: false }, own.api);
     const deeper = await create('10.0.0.0/28', {}, own.api);

@@ -1,36 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
+const t = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
-
-const createVlan = async (body: Record<string, unknown>, api: ApiClient = org.api) =>
+const createVlan = async (body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createVlan', { body }), 201);
-const createLocation = async (name: string, api: ApiClient = org.api) =>
+const createLocation = async (name: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createLocation', { body: { name } }), 201);
-const getVlan = (id: string, api: ApiClient = org.api) => api.call('getVlan', { params: { id } });
-const updateVlan = (id: string, body: Record<string, unknown>, api: ApiClient = org.api) =>
+const getVlan = (id: string, api: ApiClient = t.org.api) => api.call('getVlan', { params: { id } });
+const updateVlan = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateVlan', { params: { id }, body });
-const listVlans = async (api: ApiClient = org.api) =>
+const listVlans = async (api: ApiClient = t.org.api) =>
   expectStatus<{ vlan_number: number; subnet_count: number }[]>(await api.call('listVlans'), 200);
 const query = async <T>(statement: SQL) =>
-  ((await server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
+  ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, vlanId: string | null, network: string) =>
   query(sql`INSERT INTO subnets (org_id, vlan_id, network) VALUES (${orgId}, ${vlanId}, ${network})`);
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await org.api.call('createVlan', { body }), 400);
+  expectStatus<{ error: string; code: string }>(await t.org.api.call('createVlan', { body }), 400);
 
 describe('VLANs', () => {
   it('creates a VLAN with defaults for the optional fields', async () => {
@@ -44,7 +37,7 @@ describe('VLANs', () => {
   });
 
   it('lists the organisation’s VLANs ordered by number', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     for (const n of [300, 5, 42]) await createVlan({ vlan_number: n }, own.api);
     expect((await listVlans(own.api)).map((v) => v.vlan_number)).toEqual([5, 42, 300]);
   });
@@ -58,12 +51,12 @@ describe('VLANs', () => {
 
   it('deletes a VLAN (204) and it is gone (404)', async () => {
     const created = await createVlan({ vlan_number: 104 });
-    expectStatus(await org.api.call('deleteVlan', { params: { id: created.id } }), 204);
+    expectStatus(await t.org.api.call('deleteVlan', { params: { id: created.id } }), 204);
     expectStatus(await getVlan(created.id), 404);
   });
 
   it('deleting a VLAN keeps its subnets, without a VLAN', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const vlan = await createVlan({ vlan_number: 7 }, own.api);
     await insertSubnet(own.orgId, vlan.id, '10.7.0.0/24');
     expectStatus(await own.api.call('deleteVlan', { params: { id: vlan.id } }), 204);
@@ -90,7 +83,7 @@ describe('VLANs', () => {
   });
 
   it.each([1, 4094])('accepts vlan_number %i at the boundary', async (vlan_number) => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     expect(await createVlan({ vlan_number }, own.api)).toMatchObject({ vlan_number });
   });
 
@@ -114,23 +107,23 @@ describe('VLANs', () => {
   });
 
   it('answers 404 for another organisation’s VLAN, on every operation', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await createVlan({ vlan_number: 110 }, other.api);
     const params = { id: theirs.id };
-    expectStatus(await org.api.call('getVlan', { params }), 404);
-    expectStatus(await org.api.call('updateVlan', { params, body: { name: 'mine' } }), 404);
-    expectStatus(await org.api.call('deleteVlan', { params }), 404);
+    expectStatus(await t.org.api.call('getVlan', { params }), 404);
+    expectStatus(await t.org.api.call('updateVlan', { params, body: { name: 'mine' } }), 404);
+    expectStatus(await t.org.api.call('deleteVlan', { params }), 404);
     expect(expectStatus(await getVlan(theirs.id, other.api), 200)).toEqual(theirs);
   });
 
   it('never lists another organisation’s VLANs', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     await createVlan({ vlan_number: 4000 }, other.api);
     expect((await listVlans()).map((v) => v.vlan_number)).not.toContain(4000);
   });
 
   it('lists each VLAN with its subnet count, 0 included', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const used = await createVlan({ vlan_number: 10 }, own.api);
     await createVlan({ vlan_number: 20 }, own.api);
     await insertSubnet(own.orgId, used.id, '10.1.0.0/24');
@@ -158,14 +151,14 @@ describe('VLAN location', () => {
   });
 
   it('refuses another organisation’s location, naming the field', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await createLocation('their-site', other.api);
     const error = await refusedCreate({ vlan_number: 202, location_id: theirs.id });
     expect(error.error).toMatch(/^location_id: /);
   });
 
   it('refuses another organisation’s location on PATCH, naming the field', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await createLocation('their-site', other.api);
     const created = await createVlan({ vlan_number: 203 });
     const error = expectStatus(await updateVlan(created.id, { location_id: theirs.id }), 400);
@@ -183,7 +176,7 @@ describe('VLAN location', () => {
 
 describe('VLAN plan limit', () => {
   it('allows 10 VLANs on the free plan through a session and refuses the eleventh (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let n = 1; n <= 10; n++) await createVlan({ vlan_number: n }, free.web);
     const error = expectStatus(await free.web.call('createVlan', { body: { vlan_number: 11 } }), 402);
     expect(error.code).toBe('plan_limit');
@@ -191,7 +184,7 @@ describe('VLAN plan limit', () => {
   });
 
   it('honours an enterprise override at its boundary', async () => {
-    const enterprise = await server.newOrg({ plan: 'enterprise', limits: { vlans: 2 } });
+    const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { vlans: 2 } });
     await createVlan({ vlan_number: 1 }, enterprise.api);
     await createVlan({ vlan_number: 2 }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createVlan', { body: { vlan_number: 3 } }), 402);

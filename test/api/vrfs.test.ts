@@ -1,34 +1,27 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
-let server: TestServer;
-let org: TestOrg;
+const t = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg();
-});
-afterAll(() => server?.close());
-
-const createVrf = async (body: Record<string, unknown>, api: ApiClient = org.api) =>
+const createVrf = async (body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createVrf', { body }), 201);
-const getVrf = (id: string, api: ApiClient = org.api) => api.call('getVrf', { params: { id } });
-const updateVrf = (id: string, body: Record<string, unknown>, api: ApiClient = org.api) =>
+const getVrf = (id: string, api: ApiClient = t.org.api) => api.call('getVrf', { params: { id } });
+const updateVrf = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateVrf', { params: { id }, body });
-const deleteVrf = (id: string, api: ApiClient = org.api) => api.call('deleteVrf', { params: { id } });
-const listVrfs = async (api: ApiClient = org.api) =>
+const deleteVrf = (id: string, api: ApiClient = t.org.api) => api.call('deleteVrf', { params: { id } });
+const listVrfs = async (api: ApiClient = t.org.api) =>
   expectStatus<{ name: string; subnet_count: number }[]>(await api.call('listVrfs'), 200);
 const query = async <T>(statement: SQL) =>
-  ((await server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
+  ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, vrfId: string | null, network: string) =>
   query(sql`INSERT INTO subnets (org_id, vrf_id, network) VALUES (${orgId}, ${vrfId}, ${network})`);
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await org.api.call('createVrf', { body }), 400);
+  expectStatus<{ error: string; code: string }>(await t.org.api.call('createVrf', { body }), 400);
 
 describe('VRFs', () => {
   it('creates a VRF with defaults for the optional fields', async () => {
@@ -46,7 +39,7 @@ describe('VRFs', () => {
   });
 
   it('lists the organisation’s VRFs ordered by name', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     for (const name of ['charlie', 'alpha', 'bravo']) await createVrf({ name }, own.api);
     expect((await listVrfs(own.api)).map((v) => v.name)).toEqual(['alpha', 'bravo', 'charlie']);
   });
@@ -100,7 +93,7 @@ describe('VRFs', () => {
   });
 
   it('answers 404 for another organisation’s VRF, on every operation', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     const theirs = await createVrf({ name: 'theirs' }, other.api);
     expectStatus(await getVrf(theirs.id), 404);
     expectStatus(await updateVrf(theirs.id, { name: 'mine' }), 404);
@@ -109,13 +102,13 @@ describe('VRFs', () => {
   });
 
   it('never lists another organisation’s VRFs', async () => {
-    const other = await server.newOrg();
+    const other = await t.server.newOrg();
     await createVrf({ name: 'secret' }, other.api);
     expect((await listVrfs()).map((v) => v.name)).not.toContain('secret');
   });
 
   it('lists each VRF with its subnet count, 0 included', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const used = await createVrf({ name: 'used' }, own.api);
     await createVrf({ name: 'unused' }, own.api);
     await insertSubnet(own.orgId, used.id, '10.1.0.0/24');
@@ -131,7 +124,7 @@ describe('VRFs', () => {
 
 describe('VRF in use', () => {
   it('refuses to delete a VRF a subnet uses (400 in_use), then deletes it once the subnet is gone', async () => {
-    const own = await server.newOrg();
+    const own = await t.server.newOrg();
     const vrf = await createVrf({ name: 'busy' }, own.api);
     await insertSubnet(own.orgId, vrf.id, '10.5.0.0/16');
     const error = expectStatus(await deleteVrf(vrf.id, own.api), 400);
@@ -145,7 +138,7 @@ describe('VRF in use', () => {
 
 describe('VRF plan limit', () => {
   it('allows 5 VRFs on the free plan through a session and refuses the sixth (402)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     for (let i = 1; i <= 5; i++) await createVrf({ name: `vrf${i}` }, free.web);
     const error = expectStatus(await free.web.call('createVrf', { body: { name: 'vrf6' } }), 402);
     expect(error.code).toBe('plan_limit');
@@ -153,7 +146,7 @@ describe('VRF plan limit', () => {
   });
 
   it('honours an enterprise override at its boundary', async () => {
-    const enterprise = await server.newOrg({ plan: 'enterprise', limits: { vrfs: 2 } });
+    const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { vrfs: 2 } });
     await createVrf({ name: 'one' }, enterprise.api);
     await createVrf({ name: 'two' }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createVrf', { body: { name: 'three' } }), 402);
