@@ -63,6 +63,15 @@ export function postgresChangeFeed(connectionString: string): ChangeFeed & {
     ready = false;
     subs.notifyAll();
   };
+  let retry: NodeJS.Timeout | null = null;
+  const reconnectSoon = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, 1000);
+    retry.unref();
+  };
   async function connect() {
     if (closed) return;
     const client = new pg.Client({ connectionString });
@@ -71,7 +80,7 @@ export function postgresChangeFeed(connectionString: string): ChangeFeed & {
     client.on('error', () => {});
     client.on('end', () => {
       lost();
-      if (!closed) setTimeout(connect, 1000).unref();
+      reconnectSoon();
     });
     try {
       await client.connect();
@@ -79,7 +88,9 @@ export function postgresChangeFeed(connectionString: string): ChangeFeed & {
       ready = true;
       subs.notifyAll(); // whatever changed while nobody listened
     } catch {
+      lost();
       client.end().catch(() => {});
+      reconnectSoon();
     }
   }
   void connect();
@@ -90,6 +101,7 @@ export function postgresChangeFeed(connectionString: string): ChangeFeed & {
     reliable: () => ready && !closed,
     async close() {
       closed = true;
+      if (retry) clearTimeout(retry);
       lost();
       await listener?.end().catch(() => {});
     },
