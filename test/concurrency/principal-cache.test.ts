@@ -4,33 +4,21 @@
  * processes on one PostgreSQL database; needs TEST_DATABASE_URL.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../server/db/connection';
+import { describe, expect, it } from 'vitest';
 import { insertUser } from '../../server/modules/identity/identity.repo';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
+import { useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { type ServerProcess, startServerProcess } from '../support/process';
 
-const url = process.env.TEST_DATABASE_URL;
-let database: Database;
-let servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  if (!url) return;
-  database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
-  servers = await Promise.all([startServerProcess({ DATABASE_URL: url }), startServerProcess({ DATABASE_URL: url })]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await database?.close();
-});
+const t = useServerProcesses();
+const url = t.url;
 
 async function organisation(plan: 'pro' | 'free' = 'pro') {
   const email = `cache-${randomUUID()}@example.test`;
-  const user = await identity.ensureUser(database.db, email, { plan });
-  const { key } = await identity.createApiKey(database.db, user, 'cache');
-  return { email, user, key, apis: servers.map((s) => new ApiClient(s.url, { key })) };
+  const user = await identity.ensureUser(t.database.db, email, { plan });
+  const { key } = await identity.createApiKey(t.database.db, user, 'cache');
+  return { email, user, key, apis: t.servers.map((s) => new ApiClient(s.url, { key })) };
 }
 
 describe.skipIf(!url)('cached callers across two server processes', () => {
@@ -49,14 +37,14 @@ describe.skipIf(!url)('cached callers across two server processes', () => {
   it('a role lowered through one process is the role of the next request to the other', async () => {
     const { apis, user } = await organisation();
     // A member of the organisation, an editor, with a key of their own used through the second process.
-    const editor = await insertUser(database.db, {
+    const editor = await insertUser(t.database.db, {
       orgId: user.orgId,
       email: `e-${randomUUID()}@example.test`,
       name: '',
       role: 'editor',
     });
-    const { key } = await identity.createApiKey(database.db, editor, 'editor');
-    const editorApi = new ApiClient(servers[1].url, { key });
+    const { key } = await identity.createApiKey(t.database.db, editor, 'editor');
+    const editorApi = new ApiClient(t.servers[1].url, { key });
     expectStatus(await editorApi.call('createFolder', { body: { name: 'before' } }), 201);
     expectStatus(
       await apis[0].call('updateTeamMemberRole', { params: { user_id: editor.id }, body: { role: 'viewer' } }),
@@ -68,7 +56,7 @@ describe.skipIf(!url)('cached callers across two server processes', () => {
   it('a plan changed in the database (the operator command) is the plan of the next request', async () => {
     const { apis, email } = await organisation('pro');
     expectStatus(await apis[0].call('createFolder', { body: { name: 'on pro' } }), 201);
-    await identity.setPlan(database.db, email, 'free');
+    await identity.setPlan(t.database.db, email, 'free');
     expect((await apis[0].call('createFolder', { body: { name: 'on free' } })).status).toBe(403);
   });
 });

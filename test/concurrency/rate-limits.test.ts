@@ -3,28 +3,15 @@
  * database, so a limit kept in either process's memory could not pass. Needs TEST_DATABASE_URL.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../server/db/connection';
+import { describe, expect, it } from 'vitest';
 import { leaseSize } from '../../server/http/rate-limit';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient, type ApiResponse, clientIp } from '../support/client';
+import { useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { type ServerProcess, startServerProcess } from '../support/process';
 
-const url = process.env.TEST_DATABASE_URL;
-let database: Database;
-let servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  if (!url) return;
-  database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
-  const env = { DATABASE_URL: url, TRUST_PROXY: 'loopback' };
-  servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await database?.close();
-});
+const t = useServerProcesses({ TRUST_PROXY: 'loopback' });
+const url = t.url;
 
 /** The processes use the real clock: start a burst early enough in a minute to finish inside it. */
 async function awayFromWindowEnd() {
@@ -40,10 +27,10 @@ function burst(count: number, call: (api: ApiClient) => Promise<ApiResponse>, ap
 describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL database', () => {
   it('20 requests of a user limited to 10 per minute give exactly 10 successes', async () => {
     const email = `rate-${randomUUID()}@example.test`;
-    const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
-    await identity.setLimits(database.db, email, { rate_limit: 10 });
-    const { key } = await identity.createApiKey(database.db, user, 'rate');
-    const apis = servers.map((s) => new ApiClient(s.url, { key }));
+    const user = await identity.ensureUser(t.database.db, email, { plan: 'enterprise' });
+    await identity.setLimits(t.database.db, email, { rate_limit: 10 });
+    const { key } = await identity.createApiKey(t.database.db, user, 'rate');
+    const apis = t.servers.map((s) => new ApiClient(s.url, { key }));
     await awayFromWindowEnd();
     const responses = await burst(20, (api) => api.call('listFolders'), apis);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
@@ -57,10 +44,10 @@ describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL d
     // Each process claims leases of leaseSize(1000) = 20 hits; hits one process leased and did not use are
     // lost, so with two processes at most 19 requests are refused early (docs/performance.md).
     const email = `rate-${randomUUID()}@example.test`;
-    const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
-    await identity.setLimits(database.db, email, { rate_limit: 1000 });
-    const { key } = await identity.createApiKey(database.db, user, 'rate');
-    const apis = servers.map((s) => new ApiClient(s.url, { key }));
+    const user = await identity.ensureUser(t.database.db, email, { plan: 'enterprise' });
+    await identity.setLimits(t.database.db, email, { rate_limit: 1000 });
+    const { key } = await identity.createApiKey(t.database.db, user, 'rate');
+    const apis = t.servers.map((s) => new ApiClient(s.url, { key }));
     await awayFromWindowEnd();
     let passed = 0;
     for (let round = 0; round < 24; round++) {
@@ -73,7 +60,7 @@ describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL d
   });
 
   it('12 sign-in requests from one IP give exactly 5 that pass', async () => {
-    const apis = servers.map((s) => new ApiClient(s.url));
+    const apis = t.servers.map((s) => new ApiClient(s.url));
     const ip = clientIp();
     await awayFromWindowEnd();
     const responses = await burst(

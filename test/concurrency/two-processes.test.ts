@@ -3,35 +3,23 @@
  * could not pass. Needs TEST_DATABASE_URL (PGlite has one connection and one process).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../server/db/connection';
+import { describe, expect, it } from 'vitest';
 import { containsCidr, parseCidr } from '../../server/ipam';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
+import { useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { type ServerProcess, startServerProcess } from '../support/process';
 
-const url = process.env.TEST_DATABASE_URL;
-let database: Database;
-let servers: ServerProcess[] = [];
-
-beforeAll(async () => {
-  if (!url) return;
-  database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
-  servers = await Promise.all([startServerProcess({ DATABASE_URL: url }), startServerProcess({ DATABASE_URL: url })]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await database?.close();
-});
+const t = useServerProcesses();
+const url = t.url;
 
 /** A fresh organisation with a key, and one client per server process. */
 async function clients(limits?: Record<string, number>) {
   const email = `race-${randomUUID()}@example.test`;
-  const user = await identity.ensureUser(database.db, email, { plan: 'enterprise' });
-  if (limits) await identity.setLimits(database.db, email, limits);
-  const { key } = await identity.createApiKey(database.db, user, 'race');
-  return servers.map((s) => new ApiClient(s.url, { key }));
+  const user = await identity.ensureUser(t.database.db, email, { plan: 'enterprise' });
+  if (limits) await identity.setLimits(t.database.db, email, limits);
+  const { key } = await identity.createApiKey(t.database.db, user, 'race');
+  return t.servers.map((s) => new ApiClient(s.url, { key }));
 }
 
 /** Runs `count` calls spread over both processes at once and answers the statuses. */
