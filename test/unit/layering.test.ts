@@ -31,51 +31,39 @@ function importsOf(file: string): { specifier: string; resolved: string | null; 
 const files = [...sources('server'), ...sources('contract')];
 const moduleOf = (path: string) => /^server\/modules\/([^/]+)\//.exec(path)?.[1];
 
+type Import = ReturnType<typeof importsOf>[number];
+
+/** The imports of the files under `dirs` that break a rule, as "file → import". */
+const breaking = (dirs: string[], breaks: (i: Import, file: string) => boolean) =>
+  dirs
+    .flatMap(sources)
+    .flatMap((file) =>
+      importsOf(file).flatMap((i) => (breaks(i, file) ? [`${file} → ${i.resolved ?? i.specifier}`] : [])),
+    );
+
 describe('layering', () => {
   it("no module imports another module's repository", () => {
-    const offending = files.flatMap((file) =>
-      importsOf(file)
-        .filter((i) => i.resolved?.endsWith('.repo.ts') && moduleOf(i.resolved) !== moduleOf(file))
-        .map((i) => `${file} → ${i.resolved}`),
-    );
-    expect(offending).toEqual([]);
+    const otherRepo = (i: Import, file: string) =>
+      Boolean(i.resolved?.endsWith('.repo.ts')) && moduleOf(i.resolved as string) !== moduleOf(file);
+    expect(breaking(['server', 'contract'], otherRepo)).toEqual([]);
   });
 
   it('nothing under server/ipam imports I/O, HTTP, the database or other server code', () => {
-    const offending = sources('server/ipam').flatMap((file) =>
-      importsOf(file)
-        .filter((i) => (i.resolved ? !i.resolved.startsWith('server/ipam/') : true))
-        .map((i) => `${file} → ${i.specifier}`),
-    );
-    expect(offending).toEqual([]);
+    expect(breaking(['server/ipam'], (i) => !i.resolved?.startsWith('server/ipam/'))).toEqual([]);
   });
 
   it('the contract imports nothing of the server', () => {
-    const offending = sources('contract').flatMap((file) =>
-      importsOf(file)
-        .filter((i) => i.resolved?.startsWith('server/'))
-        .map((i) => `${file} → ${i.resolved}`),
-    );
-    expect(offending).toEqual([]);
+    expect(breaking(['contract'], (i) => Boolean(i.resolved?.startsWith('server/')))).toEqual([]);
   });
 
   it('modules import no HTTP code (errors live in server/errors.ts)', () => {
-    const offending = sources('server/modules').flatMap((file) =>
-      importsOf(file)
-        .filter((i) => i.resolved?.startsWith('server/http/errors') || i.specifier === 'express')
-        .filter((i) => !i.typeOnly)
-        .map((i) => `${file} → ${i.specifier}`),
-    );
-    expect(offending).toEqual([]);
+    const http = (i: Import) =>
+      !i.typeOnly && (Boolean(i.resolved?.startsWith('server/http/errors')) || i.specifier === 'express');
+    expect(breaking(['server/modules'], http)).toEqual([]);
   });
 
   it('server/http imports no module (app.ts passes in what the middleware needs)', () => {
-    const offending = sources('server/http').flatMap((file) =>
-      importsOf(file)
-        .filter((i) => i.resolved?.startsWith('server/modules/'))
-        .map((i) => `${file} → ${i.resolved}`),
-    );
-    expect(offending).toEqual([]);
+    expect(breaking(['server/http'], (i) => Boolean(i.resolved?.startsWith('server/modules/')))).toEqual([]);
   });
 
   it('has no import cycles', () => {
