@@ -3,12 +3,13 @@ import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contra
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { folderFields } from '../activity/activity.changes';
-import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
-import { given, orNotFound, uniqueOr } from '../shared/results';
+import { plainCrud } from '../shared/crud';
+import { given, orNotFound } from '../shared/results';
 import * as repo from './folders.repo';
 
 type FolderDto = z.infer<typeof Folder>;
+
+const folder = plainCrud({ repo, limit: 'folders', type: 'folder', name: 'Folder', fields: folderFields });
 
 const toDto = (row: repo.FolderRow): FolderDto => ({
   id: row.id,
@@ -25,37 +26,21 @@ export async function listFolders(db: Db, caller: Principal) {
 }
 
 export async function getFolder(db: Db, caller: Principal, id: string) {
-  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Folder'));
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), folder.name));
 }
 
 export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
-  return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller, 'folders', () => repo.countInOrg(tx, caller.orgId));
-    const values = { name: input.name, description: input.description, sortOrder: input.sort_order };
-    const row = await uniqueOr(
-      () => repo.insert(tx, caller.orgId, given(values) as repo.FolderValues),
-      duplicateName(input.name),
-    );
-    await recordCreate(tx, caller, 'folder', row.id, folderFields(row));
-    return toDto(row);
-  });
+  const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
+  return toDto(await folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name)));
 }
 
 export async function updateFolder(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateFolderBody>) {
   const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  return db.transaction(async (tx) => {
-    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Folder');
-    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateName(input.name ?? ''));
-    await recordUpdate(tx, caller, 'folder', id, folderFields(before), folderFields(row));
-    return toDto(row);
-  });
+  return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? '')));
 }
 
 export async function deleteFolder(db: Db, caller: Principal, id: string) {
-  await db.transaction(async (tx) => {
-    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Folder');
-    await recordDelete(tx, caller, 'folder', id, folderFields(row));
-  });
+  await folder.remove(db, caller, id);
 }
 
 /** Whether the organisation has this folder: for other modules' references to it. */

@@ -3,10 +3,11 @@ import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { locationFields } from '../activity/activity.changes';
-import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
-import { given, orNotFound, uniqueOr } from '../shared/results';
+import { plainCrud } from '../shared/crud';
+import { given, orNotFound } from '../shared/results';
 import * as repo from './locations.repo';
+
+const location = plainCrud({ repo, limit: 'locations', type: 'location', name: 'Location', fields: locationFields });
 
 const toDto = (row: repo.LocationRow): z.infer<typeof Location> => ({
   id: row.id,
@@ -23,34 +24,21 @@ export async function listLocations(db: Db, caller: Principal) {
 }
 
 export async function getLocation(db: Db, caller: Principal, id: string) {
-  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Location'));
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), location.name));
 }
 
 export async function createLocation(db: Db, caller: Principal, input: z.infer<typeof CreateLocationBody>) {
-  return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller, 'locations', () => repo.countInOrg(tx, caller.orgId));
-    const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
-    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateName(input.name));
-    await recordCreate(tx, caller, 'location', row.id, locationFields(row));
-    return toDto(row);
-  });
+  const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
+  return toDto(await location.create(db, caller, values, duplicateName(input.name)));
 }
 
 export async function updateLocation(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateLocationBody>) {
   const values = given({ name: input.name, address: input.address });
-  return db.transaction(async (tx) => {
-    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Location');
-    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateName(input.name ?? ''));
-    await recordUpdate(tx, caller, 'location', id, locationFields(before), locationFields(row));
-    return toDto(row);
-  });
+  return toDto(await location.update(db, caller, id, values, duplicateName(input.name ?? '')));
 }
 
 export async function deleteLocation(db: Db, caller: Principal, id: string) {
-  await db.transaction(async (tx) => {
-    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Location');
-    await recordDelete(tx, caller, 'location', id, locationFields(row));
-  });
+  await location.remove(db, caller, id);
 }
 
 /** Whether the organisation has this location: for other modules' references to it. */

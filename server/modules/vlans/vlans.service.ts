@@ -4,11 +4,13 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import type { Principal } from '../../principal';
 import { vlanFields } from '../activity/activity.changes';
-import { type Actor, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import type { Actor } from '../activity/activity.service';
 import * as locations from '../locations/locations.service';
-import { assertLimitLocked } from '../plans/limit-check';
-import { given, orNotFound, uniqueOr } from '../shared/results';
+import { plainCrud } from '../shared/crud';
+import { given, orNotFound } from '../shared/results';
 import * as repo from './vlans.repo';
+
+const vlan = plainCrud({ repo, limit: 'vlans', type: 'vlan', name: 'VLAN', fields: vlanFields });
 
 const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
   id: row.id,
@@ -34,27 +36,22 @@ export async function listVlans(db: Db, caller: Principal) {
 }
 
 export async function getVlan(db: Db, caller: Principal, id: string) {
-  return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'VLAN'));
+  return toDto(orNotFound(await repo.get(db, caller.orgId, id), vlan.name));
 }
 
 export async function createVlan(db: Db, caller: Principal, input: z.infer<typeof CreateVlanBody>) {
   await assertLocation(db, caller.orgId, input.location_id);
-  return db.transaction(async (tx) => {
-    await assertLimitLocked(tx, caller, 'vlans', () => repo.countInOrg(tx, caller.orgId));
-    const values = given({
-      vlanNumber: input.vlan_number,
-      name: input.name,
-      description: input.description,
-      locationId: input.location_id,
-    }) as repo.VlanValues;
-    const row = await uniqueOr(() => repo.insert(tx, caller.orgId, values), duplicateNumber(input.vlan_number));
-    await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
-    return toDto(row);
-  });
+  const values = given({
+    vlanNumber: input.vlan_number,
+    name: input.name,
+    description: input.description,
+    locationId: input.location_id,
+  }) as repo.VlanValues;
+  return toDto(await vlan.create(db, caller, values, duplicateNumber(input.vlan_number)));
 }
 
 export async function updateVlan(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVlanBody>) {
-  orNotFound(await repo.get(db, caller.orgId, id), 'VLAN');
+  orNotFound(await repo.get(db, caller.orgId, id), vlan.name);
   await assertLocation(db, caller.orgId, input.location_id);
   const values = given({
     vlanNumber: input.vlan_number,
@@ -62,29 +59,18 @@ export async function updateVlan(db: Db, caller: Principal, id: string, input: z
     description: input.description,
     locationId: input.location_id,
   });
-  return db.transaction(async (tx) => {
-    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'VLAN');
-    const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicateNumber(input.vlan_number));
-    await recordUpdate(tx, caller, 'vlan', id, vlanFields(before), vlanFields(row));
-    return toDto(row);
-  });
+  return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number)));
 }
 
 export async function deleteVlan(db: Db, caller: Principal, id: string) {
-  await db.transaction(async (tx) => {
-    const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'VLAN');
-    await recordDelete(tx, caller, 'vlan', id, vlanFields(row));
-  });
+  await vlan.remove(db, caller, id);
 }
 
 /** The organisation's VLAN with this number, created (within the plan's VLAN limit, and logged) when missing. */
 export async function ensureVlan(tx: Db, caller: Actor, vlanNumber: number) {
   const existing = await repo.findByNumber(tx, caller.orgId, vlanNumber);
   if (existing) return existing;
-  await assertLimitLocked(tx, caller, 'vlans', () => repo.countInOrg(tx, caller.orgId));
-  const row = await repo.insert(tx, caller.orgId, { vlanNumber });
-  await recordCreate(tx, caller, 'vlan', row.id, vlanFields(row));
-  return row;
+  return vlan.insert(tx, caller, { vlanNumber });
 }
 
 /** Whether the organisation has this VLAN: for other modules' references to it. */

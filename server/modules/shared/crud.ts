@@ -1,0 +1,62 @@
+/**
+ * The create, update and delete transactions the plain resources (folders, VLANs, VRFs, locations)
+ * share: the plan limit checked with the organisation locked, a unique violation turned into the
+ * module's `duplicate` message, and the activity entry written in the transaction of the change. The
+ * modules keep their checks, messages and DTOs, and map the rows these answer.
+ */
+import type { Db } from '../../db/connection';
+import type { Principal } from '../../principal';
+import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { assertLimitLocked } from '../plans/limit-check';
+import type { LimitName } from '../plans/limits';
+import type { OrgRows } from './org-rows';
+import { orNotFound, uniqueOr } from './results';
+
+/** What the shared transactions need to know of one plain resource. */
+export interface PlainResource<Row extends { id: string }, Values> {
+  repo: OrgRows<Row, Values>;
+  /** The plan limit on how many an organisation has. */
+  limit: LimitName;
+  /** Its `resource_type` in the activity log. */
+  type: ResourceType;
+  /** Its name in "… not found". */
+  name: string;
+  /** The fields its activity entries record. */
+  fields: (row: Row) => Record<string, unknown>;
+}
+
+/** The transactions of one plain resource, with its `name` for the module's own "… not found". */
+export function plainCrud<Row extends { id: string }, Values>(resource: PlainResource<Row, Values>) {
+  const { repo, limit, type, name, fields } = resource;
+  /**
+   * Adds a row within the plan's limit and logs it, in the caller's transaction; with `duplicate`, a
+   * unique violation is a 400 with that message (ensureVlan and ensureVrf add without one).
+   */
+  const insert = async (tx: Db, caller: Actor, values: Values, duplicate?: string) => {
+    await assertLimitLocked(tx, caller, limit, () => repo.countInOrg(tx, caller.orgId));
+    const add = () => repo.insert(tx, caller.orgId, values);
+    const row = await (duplicate === undefined ? add() : uniqueOr(add, duplicate));
+    await recordCreate(tx, caller, type, row.id, fields(row));
+    return row;
+  };
+  return {
+    name,
+    insert,
+    create: (db: Db, caller: Principal, values: Values, duplicate: string) =>
+      db.transaction((tx) => insert(tx, caller, values, duplicate)),
+    /** Changes the given columns of the row, locked while it changes, and logs what changed. */
+    update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string) =>
+      db.transaction(async (tx) => {
+        const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), name);
+        const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
+        await recordUpdate(tx, caller, type, id, fields(before), fields(row));
+        return row;
+      }),
+    remove: async (db: Db, caller: Principal, id: string) => {
+      await db.transaction(async (tx) => {
+        const row = orNotFound(await repo.remove(tx, caller.orgId, id), name);
+        await recordDelete(tx, caller, type, id, fields(row));
+      });
+    },
+  };
+}
