@@ -1,6 +1,6 @@
 /**
  * Notifications of committed changes, through PostgreSQL's LISTEN/NOTIFY: triggers NOTIFY a channel
- * when rows that in-memory caches depend on change (migrations/0009), and every process hears it.
+ * when rows that in-memory caches depend on change (migrations/0009, 0010), and every process hears it.
  *
  * On a PostgreSQL server every pooled connection LISTENs, so the notification of a change made through
  * this process arrives with its COMMIT, before the change's request answers; a dedicated connection
@@ -12,7 +12,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
 /** The channels the triggers notify. */
-export const CHANGE_CHANNELS = ['principals_changed'] as const;
+export const CHANGE_CHANNELS = ['principals_changed', 'webhooks_changed'] as const;
 export type ChangeChannel = (typeof CHANGE_CHANNELS)[number];
 
 export interface ChangeFeed {

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
 import * as schema from './schema';
-import type { Db } from './types';
+import { type Db, driverClientOf } from './types';
 
 export { type Db, rowsOf } from './types';
 
@@ -19,8 +19,10 @@ export interface Database {
 }
 
 /** The change notifications of each opened database (see change-feed.ts), for the caches built on it. */
-const changeFeeds = new WeakMap<Db, ChangeFeed>();
-export const changeFeedOf = (db: Db): ChangeFeed | undefined => changeFeeds.get(db);
+const changeFeeds = new WeakMap<object, ChangeFeed>();
+/** The feed of a database, or of the database a transaction runs on (PostgreSQL server only). */
+export const changeFeedOf = (db: Db): ChangeFeed | undefined =>
+  changeFeeds.get(db) ?? changeFeeds.get(driverClientOf(db) as object);
 
 export type DatabaseOptions =
   | { databaseUrl: string; maxConnections?: number }
@@ -33,7 +35,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.maxConnections ?? 10,
-      onConnect: changes.onPoolConnect,
+      onConnect: (client) => {
+        changeFeeds.set(client, changes); // a transaction's session holds its pooled client
+        return changes.onPoolConnect(client);
+      },
     });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     changeFeeds.set(db, changes);

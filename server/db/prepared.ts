@@ -1,15 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
-import type { Db } from './types';
+import { type Db, driverClientOf } from './types';
 
 type RawQuery = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
 
-/**
- * The driver client behind a drizzle database or transaction. drizzle keeps it in its session (a field
- * that is private in its types, stable in the pinned version); without it statements go through drizzle.
- */
+/** How to send a statement straight to the driver; null: through drizzle. */
 function rawQueryOf(db: Db): RawQuery | null {
-  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  const client = driverClientOf(db);
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     return async (name, text, values) => (await client.query({ name, text, values })).rows;
   }

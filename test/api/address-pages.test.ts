@@ -1,15 +1,16 @@
 /**
- * A page of GET /subnets/{id}/addresses is built in SQL (one JSON value), while GET /addresses/{id} maps a
- * row in the service: both must give every address the same shape and values.
+ * A page of GET /subnets/{id}/addresses is built from its own query (timestamps as text), while
+ * GET /addresses/{id} maps a drizzle row in the service: both must give every address the same shape and
+ * values.
  */
 import { describe, expect, it } from 'vitest';
-import { useTestServer } from '../support/factories';
+import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useTestServer();
 
 async function pageAndSingles(network: string, bodies: Record<string, unknown>[]) {
-  const subnet = expectStatus(await t.org.api.call('createSubnet', { body: { network } }), 201);
+  const subnet = await createSubnet(t.org.api, network);
   const ids: string[] = [];
   for (const body of bodies) {
     ids.push(expectStatus(await t.org.api.call('createAddress', { params: { id: subnet.id }, body }), 201).id);
@@ -37,6 +38,15 @@ describe('a page of addresses', () => {
       { ip: '2001:db8:5::1:0' },
     ]);
     expect(page).toEqual([singles[1], singles[0], singles[2]]);
+  });
+
+  it('gives the same page for the subnet id in upper case (subnet_id as stored)', async () => {
+    const { page } = await pageAndSingles('10.92.0.0/24', [{ ip: '10.92.0.1' }]);
+    const upper = expectStatus(
+      await t.org.api.call('listSubnetAddresses', { params: { id: page[0].subnet_id.toUpperCase() } }),
+      200,
+    );
+    expect(upper).toEqual(page);
   });
 
   it('keeps nulls inside custom fields', async () => {

@@ -42,7 +42,7 @@ describe.skipIf(!url)('the change feed on a PostgreSQL server', () => {
     const ended = rowsOf<{ pid: number }>(
       await admin.db.execute(sql`
         SELECT pid FROM pg_stat_activity WHERE application_name = ${name} AND state = 'idle'
-          AND query LIKE 'LISTEN principals_changed%' AND pg_terminate_backend(pid)`),
+          AND query LIKE 'LISTEN %' AND pg_terminate_backend(pid)`),
     );
     expect(ended.length).toBeGreaterThan(0);
     expect(await until(() => !feed.reliable())).toBe(true);

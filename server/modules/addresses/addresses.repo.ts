@@ -4,6 +4,7 @@ import type { Address } from '../../../contract/addresses.contract';
 import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
+import { isoTimestamp } from '../../db/timestamps';
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type AddressDto = z.infer<typeof Address>;
@@ -30,29 +31,21 @@ export const lockMany = (db: Db, orgId: string, ids: string[]) =>
     .orderBy(asc(addresses.id))
     .for('update');
 
-/**
- * A page of a subnet's addresses in ip order and how many it holds, in one prepared query; undefined when
- * the organisation has no such subnet.
- */
 /** Every column of an address, named as drizzle's rows name them. */
 const ADDRESS_COLUMNS = `id, org_id AS "orgId", subnet_id AS "subnetId", vrf_id AS "vrfId", space_id AS "spaceId", ip,
   hostname, mac_address AS "macAddress", description, status, owner, ptr_record AS "ptrRecord",
   custom_fields AS "customFields", last_seen AS "lastSeen", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** Milliseconds since the epoch: a number for the driver to hand over, not a date text for it to parse. */
-const epochMs = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
-
 /**
  * A page of a subnet's addresses in ip order and how many the subnet holds, in one prepared query; no row
  * when the organisation has no such subnet. An address's subnet is in its organisation (foreign key), so
  * the subnet row scopes them all; by subnet alone the count is an index-only scan and the page an ordered
- * index scan. Only the columns the API shows, timestamps as numbers: most of the cost of a page is the
- * driver parsing its fields.
+ * index scan. Only the columns the API shows that differ per row, timestamps as text: most of the cost of
+ * a page is PostgreSQL writing and the driver parsing its fields, and a timestamp costs least as text.
  */
 const pageQuery = prepared<{
   total: number;
   id: string | null;
-  subnet_id: string;
   ip: string;
   hostname: string;
   mac_address: string;
@@ -61,34 +54,32 @@ const pageQuery = prepared<{
   owner: string;
   ptr_record: string | null;
   custom_fields: Record<string, unknown> | null;
-  last_seen: number | null;
-  created_at: number;
-  updated_at: number;
+  last_seen: string | null;
+  created_at: string;
+  updated_at: string;
 }>(
   'addresses_page',
   // Ordered by the inet column inside, converted outside (ORDER BY of a text alias would sort as text).
   `SELECT (SELECT count(*) FROM addresses WHERE subnet_id = $2)::int AS total,
-     a.id, a.subnet_id, host(a.ip) AS ip, a.hostname, a.mac_address, a.description, a.status, a.owner,
-     a.ptr_record, a.custom_fields, ${epochMs('a.last_seen')} AS last_seen, ${epochMs('a.created_at')} AS created_at,
-     ${epochMs('a.updated_at')} AS updated_at
+     a.id, host(a.ip) AS ip, a.hostname, a.mac_address, a.description, a.status, a.owner, a.ptr_record,
+     a.custom_fields, a.last_seen::text, a.created_at::text, a.updated_at::text
    FROM subnets s
    LEFT JOIN (SELECT * FROM addresses WHERE subnet_id = $2 ORDER BY ip LIMIT $3 OFFSET $4) a ON true
    WHERE s.org_id = $1 AND s.id = $2
    ORDER BY a.ip`,
 );
 
-const isoOf = (ms: number) => new Date(ms).toISOString();
-
 /** A page in the API's shape (as toDto in the service gives each address), and the subnet's total. */
 export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limit: number, offset: number) {
   const rows = await pageQuery(db, orgId, subnetId, limit, offset);
   if (rows.length === 0) return undefined;
+  const subnet = subnetId.toLowerCase(); // as PostgreSQL writes a uuid, whatever case the path had
   const page: AddressDto[] = [];
   for (const r of rows) {
     if (r.id === null) continue;
     page.push({
       id: r.id,
-      subnet_id: r.subnet_id,
+      subnet_id: subnet,
       ip: r.ip,
       hostname: r.hostname,
       mac_address: r.mac_address,
@@ -97,9 +88,9 @@ export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limi
       owner: r.owner,
       ...(r.ptr_record !== null ? { ptr_record: r.ptr_record } : {}),
       ...(r.custom_fields ? { custom_fields: r.custom_fields } : {}),
-      ...(r.last_seen !== null ? { last_seen: isoOf(r.last_seen) } : {}),
-      created_at: isoOf(r.created_at),
-      updated_at: isoOf(r.updated_at),
+      ...(r.last_seen !== null ? { last_seen: isoTimestamp(r.last_seen) } : {}),
+      created_at: isoTimestamp(r.created_at),
+      updated_at: isoTimestamp(r.updated_at),
     });
   }
   return { total: rows[0].total, page };
@@ -199,11 +190,3 @@ export const removeMany = (db: Db, orgId: string, ids: string[]) =>
     .delete(addresses)
     .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
     .returning();
-
-const subnetQuery = prepared<{ id: string; network: string; isPool: boolean; vrfId: string | null }>(
-  'address_subnet',
-  'SELECT id, network, is_pool AS "isPool", vrf_id AS "vrfId" FROM subnets WHERE org_id = $1 AND id = $2',
-);
-
-/** What an address needs of its subnet: its range, pool flag and space. */
-export const subnetOf = async (db: Db, orgId: string, id: string) => (await subnetQuery(db, orgId, id))[0];

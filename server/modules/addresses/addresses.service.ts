@@ -13,7 +13,7 @@ import { addressFields, created, deleted, updated } from '../activity/activity.c
 import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../plans/limit-check';
 import { given, orNotFound, uniqueOr } from '../shared/results';
-import { lockSpaces, spaceOf } from '../subnets/spaces';
+import { type AddressHome, addressHomeOf, lockAddressHome, lockSpaces, spaceOf } from '../subnets/spaces';
 import * as repo from './addresses.repo';
 
 const toDto = (row: repo.AddressRow): repo.AddressDto => ({
@@ -36,8 +36,9 @@ const toDto = (row: repo.AddressRow): repo.AddressDto => ({
 export const normalizeMac = (mac: string) =>
   mac === '' ? '' : (mac.replace(/[:-]/g, '').toLowerCase().match(/../g) ?? []).join(':');
 
-async function loadSubnet(db: Db, orgId: string, subnetId: string) {
-  const row = orNotFound(await repo.subnetOf(db, orgId, subnetId), 'Subnet');
+/** The subnet an address is written into, with its parsed range; 404 when the organisation has none. */
+function homeOf(found: AddressHome | undefined) {
+  const row = orNotFound(found, 'Subnet');
   return { row, cidr: parseCidr(row.network)!.cidr as Cidr };
 }
 
@@ -81,11 +82,11 @@ export async function createAddress(
   subnetId: string,
   input: z.infer<typeof CreateAddressBody>,
 ) {
-  const subnet = await loadSubnet(db, caller.orgId, subnetId);
-  const ip = assignableIp(subnet, input.ip);
   return db.transaction(async (tx) => {
+    // The organisation's row first (limited plans only), then the space: the order subnet writes take them in.
     await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, caller.orgId));
-    await lockSpaces(tx, caller.orgId, [spaceOf(subnet.row.vrfId)], 'shared');
+    const subnet = homeOf(await lockAddressHome(tx, caller.orgId, subnetId));
+    const ip = assignableIp(subnet, input.ip);
     const values: repo.AddressInsert = {
       subnetId,
       vrfId: subnet.row.vrfId,
@@ -120,7 +121,7 @@ export async function batchCreateAddresses(
   subnetId: string,
   input: z.infer<typeof BatchCreateAddressesBody>,
 ) {
-  const subnet = await loadSubnet(db, caller.orgId, subnetId);
+  const subnet = homeOf(await addressHomeOf(db, caller.orgId, subnetId));
   const ips = [...new Set(input.ips.map((text) => assignableIp(subnet, text)))];
   return db.transaction(async (tx) => {
     const spaceId = spaceOf(subnet.row.vrfId);

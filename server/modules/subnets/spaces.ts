@@ -21,7 +21,40 @@ export async function lockSpaces(
   mode: 'exclusive' | 'shared' = 'exclusive',
 ) {
   const lock = mode === 'shared' ? lockSpaceShared : lockSpace;
-  for (const spaceId of [...new Set(spaceIds)].sort()) await lock(db, `subnets:${orgId}:${spaceId}`);
+  for (const spaceId of [...new Set(spaceIds)].sort()) await lock(db, lockKey(orgId, spaceId));
 }
+const lockKey = (orgId: string, spaceId: string) => `subnets:${orgId}:${spaceId}`;
 const lockSpace = prepared('lock_space', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 const lockSpaceShared = prepared('lock_space_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
+
+/** What an address needs of its subnet: its range, pool flag and VRF. */
+export interface AddressHome {
+  network: string;
+  isPool: boolean;
+  vrfId: string | null;
+}
+
+const HOME_COLUMNS = 'network, is_pool AS "isPool", vrf_id AS "vrfId"';
+const addressHome = prepared<AddressHome>(
+  'address_home',
+  `SELECT ${HOME_COLUMNS} FROM subnets WHERE org_id = $1 AND id = $2`,
+);
+// The key is built as lockKey builds it: space_id is spaceOf(vrf_id), stored.
+const addressHomeLocked = prepared<AddressHome>(
+  'address_home_locked',
+  `SELECT ${HOME_COLUMNS}, pg_advisory_xact_lock_shared(hashtextextended('subnets:' || org_id || ':' || space_id, 0))
+   FROM subnets WHERE org_id = $1 AND id = $2`,
+);
+
+/** The organisation's subnet as an address's home; undefined when there is none. */
+export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> =>
+  (await addressHome(db, orgId, subnetId))[0];
+
+/**
+ * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), in one
+ * round trip: for a write of one address.
+ */
+export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> {
+  const [home] = await addressHomeLocked(tx, orgId, subnetId);
+  return home && { network: home.network, isPool: home.isPool, vrfId: home.vrfId };
+}

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebhookEvent } from '../../../../contract/webhook-events';
-import type { Db } from '../../../db/connection';
+import type { ChangeFeed } from '../../../db/change-feed';
+import { changeFeedOf, type Db } from '../../../db/connection';
 import { prepared } from '../../../db/prepared';
-import { webhookEvents, webhookOutbox } from '../../../db/schema';
 import type { ActivityRecord } from '../../activity/activity.service';
 
 /** The resources whose changes are webhook events (not keys, members, invitations, webhooks or the org). */
@@ -62,27 +62,92 @@ function* chunks<T>(items: T[]): Generator<T[]> {
   for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
 }
 
-const activeSubscriptions = prepared<{ id: string; eventTypes: string[] }>(
+type Subscription = { id: string; eventTypes: string[] };
+
+const activeSubscriptions = prepared<Subscription>(
   'webhooks_active',
   'SELECT id, event_types AS "eventTypes" FROM webhooks WHERE org_id = $1 AND is_active',
+);
+
+/** How long a cached answer is kept at most (a safety net: changes are notified). */
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX_ORGS = 50_000;
+
+type SubscriptionCache = {
+  entries: Map<string, { subscriptions: Subscription[]; until: number }>;
+  generation: number;
+};
+const caches = new WeakMap<ChangeFeed, SubscriptionCache>();
+
+function cacheOf(feed: ChangeFeed): SubscriptionCache {
+  let cache = caches.get(feed);
+  if (!cache) {
+    const created: SubscriptionCache = { entries: new Map(), generation: 0 };
+    feed.subscribe('webhooks_changed', () => {
+      created.generation++;
+      created.entries.clear();
+    });
+    caches.set(feed, created);
+    cache = created;
+  }
+  return cache;
+}
+
+/**
+ * The organisation's active subscriptions, cached per process while the change feed is reliable: every
+ * change writes events, subscriptions change seldom, and a trigger notifies each change of them (heard
+ * with the COMMIT by the process that made it, and as soon as PostgreSQL delivers it by the others). A
+ * look-up that started before a change never fills the cache after it (the generation check).
+ */
+async function subscriptionsOf(tx: Db, orgId: string): Promise<Subscription[]> {
+  const feed = changeFeedOf(tx);
+  if (!feed) return activeSubscriptions(tx, orgId);
+  const cache = cacheOf(feed);
+  const now = Date.now();
+  const hit = cache.entries.get(orgId);
+  if (hit && hit.until > now && feed.reliable()) return hit.subscriptions;
+  const started = cache.generation;
+  const subscriptions = await activeSubscriptions(tx, orgId);
+  if (feed.reliable() && cache.generation === started) {
+    if (cache.entries.size >= CACHE_MAX_ORGS) cache.entries.clear();
+    cache.entries.set(orgId, { subscriptions, until: now + CACHE_TTL_MS });
+  }
+  return subscriptions;
+}
+
+/**
+ * Events and their deliveries in one statement. A delivery is written only to a subscription still active
+ * in the database: the cached list may lag behind a subscription paused or deleted through another process.
+ */
+const insertEvents = prepared(
+  'webhook_events_insert',
+  `WITH events AS (
+     INSERT INTO webhook_events (id, org_id, type, payload)
+     SELECT id, $1, type, payload FROM jsonb_to_recordset($2::jsonb) AS e(id uuid, type text, payload jsonb))
+   INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
+   SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
+   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
 );
 
 /** Writes the events of these activity entries and their deliveries-to-be; call it in the change's transaction. */
 export async function enqueueEvents(tx: Db, orgId: string, entries: ActivityRecord[]): Promise<void> {
   const events = entries.map(eventOf).filter((e): e is PendingEvent => e !== null);
   if (events.length === 0) return;
-  const subscriptions = await activeSubscriptions(tx, orgId);
+  const subscriptions = await subscriptionsOf(tx, orgId);
   if (subscriptions.length === 0) return;
 
-  const rows: (typeof webhookEvents.$inferInsert)[] = [];
-  const queue: (typeof webhookOutbox.$inferInsert)[] = [];
+  const rows: { id: string; type: string; payload: unknown }[] = [];
+  const queue: { event_id: string; webhook_id: string }[] = [];
   for (const event of events) {
     const targets = subscriptions.filter((s) => s.eventTypes.length === 0 || s.eventTypes.includes(event.type));
     if (targets.length === 0) continue;
     const id = randomUUID();
-    rows.push({ id, orgId, type: event.type, payload: event.data });
-    for (const target of targets) queue.push({ eventId: id, orgId, webhookId: target.id });
+    rows.push({ id, type: event.type, payload: event.data });
+    for (const target of targets) queue.push({ event_id: id, webhook_id: target.id });
   }
-  for (const chunk of chunks(rows)) await tx.insert(webhookEvents).values(chunk);
-  for (const chunk of chunks(queue)) await tx.insert(webhookOutbox).values(chunk);
+  for (const chunk of chunks(rows)) {
+    const ids = new Set(chunk.map((row) => row.id));
+    const deliveries = queue.filter((entry) => ids.has(entry.event_id));
+    await insertEvents(tx, orgId, JSON.stringify(chunk), JSON.stringify(deliveries));
+  }
 }
