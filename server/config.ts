@@ -5,6 +5,8 @@ export interface Config {
   /** PGlite data directory, used when no DATABASE_URL is set. */
   dataDir: string;
   databaseUrl?: string;
+  /** Connections each process keeps to a PostgreSQL server (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   /** Express "trust proxy" setting, for the client IP and https detection behind a proxy. */
   trustProxy: boolean | number | string;
   /** Where browsers land after sign-in (`/login?error=…` on a failed one). */
@@ -24,12 +26,18 @@ export interface Config {
 }
 
 /** The part of the configuration the HTTP app needs (listening and storage are main.ts's concern). */
-export type AppConfig = Omit<Config, 'port' | 'host' | 'dataDir' | 'databaseUrl'>;
+export type AppConfig = Omit<Config, 'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize'>;
+
+/** Enough connections for commits to wait on the disk together while others run (see docs/performance.md). */
+export const DEFAULT_POOL_SIZE = 10;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, not ${env.PORT}`);
+  const poolSize = Number(env.DATABASE_POOL_SIZE || DEFAULT_POOL_SIZE);
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000)
+    throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not ${env.DATABASE_POOL_SIZE}`);
   const trust = env.TRUST_PROXY;
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
   return {
@@ -37,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    databasePoolSize: poolSize,
     trustProxy:
       trust === undefined || trust === ''
         ? false
