@@ -6,6 +6,11 @@ import { contract } from './index';
 type RouteIds<T> = { [K in keyof T]: T[K] extends AppRoute ? K : RouteIds<T[K]> }[keyof T];
 export type OperationId = RouteIds<typeof contract> & string;
 
+/** Every route of a router, at any depth, as `[operationId, route]` pairs (a union). */
+type RouteEntries<T> = { [K in keyof T]: T[K] extends AppRoute ? [K, T[K]] : RouteEntries<T[K]> }[keyof T];
+/** The route an operationId names, as the contract declares it (its responses, by status, keep their schemas). */
+export type RouteOf<Id extends OperationId> = Extract<RouteEntries<typeof contract>, [Id, AppRoute]>[1];
+
 export interface ContractRoute {
   /** The route key, which is its operationId. */
   id: OperationId;

@@ -1,18 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import type { ApiResponse } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
 
-let server: TestServer;
 /** The service's clock: real time, or a fixed instant while a test holds it. */
 let frozen: Date | null = null;
 
-beforeAll(async () => {
-  server = await startTestServer({ now: () => frozen ?? new Date() });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ now: () => frozen ?? new Date() }, false);
 
 const clearsSessionCookie = (response: ApiResponse) =>
   expect(response.headers.getSetCookie()).toContainEqual(
@@ -20,12 +16,12 @@ const clearsSessionCookie = (response: ApiResponse) =>
   );
 
 async function count(query: ReturnType<typeof sql>): Promise<number> {
-  return Number(rowsOf<{ n: number }>(await server.database.db.execute(query))[0].n);
+  return Number(rowsOf<{ n: number }>(await t.server.database.db.execute(query))[0].n);
 }
 
 describe('GET /auth/me', () => {
   it('answers the session’s user, organisation and role', async () => {
-    const org = await server.newOrg({ plan: 'teams' });
+    const org = await t.server.newOrg({ plan: 'teams' });
     const body = expectStatus(await org.web.call('getCurrentUser'), 200);
     expect(body.user).toMatchObject({ id: org.userId, email: org.email, name: '' });
     expect(body.organization).toMatchObject({ id: org.orgId, plan: 'teams' });
@@ -33,7 +29,7 @@ describe('GET /auth/me', () => {
   });
 
   it('answers the key creator with an API key, with their own role', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const viewer = await org.member('viewer');
     const body = expectStatus(await viewer.api.call('getCurrentUser'), 200);
     expect(body.organization.id).toBe(org.orgId);
@@ -42,7 +38,7 @@ describe('GET /auth/me', () => {
   });
 
   it('refuses a key without the read permission (403)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const key = await org.keyWith(['write']);
     expectStatus(await org.api.call('getCurrentUser', { as: { key } }), 403);
   });
@@ -50,7 +46,7 @@ describe('GET /auth/me', () => {
 
 describe('POST /auth/logout', () => {
   it('destroys the session and clears the cookie; the cookie then answers 401', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const response = await org.web.call('endSession');
     expect(expectStatus(response, 200).message).toBe('Signed out');
     clearsSessionCookie(response);
@@ -59,22 +55,22 @@ describe('POST /auth/logout', () => {
   });
 
   it('ends only the session it is called with', async () => {
-    const org = await server.newOrg();
-    const other = server.anonymous.as({ session: org.session });
+    const org = await t.server.newOrg();
+    const other = t.server.anonymous.as({ session: org.session });
     const member = await org.member('editor');
     expectStatus(await member.web.call('endSession'), 200);
     expectStatus(await other.call('getCurrentUser'), 200);
   });
 
   it('needs the CSRF header with a cookie (403 csrf)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const response = await org.web.call('endSession', { as: { session: org.session, csrf: false } });
     expect(expectStatus(response, 403).code).toBe('csrf');
     expectStatus(await org.web.call('getCurrentUser'), 200);
   });
 
   it('does nothing with an API key: 200, the key and the user’s sessions keep working', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const response = await org.api.call('endSession');
     expect(expectStatus(response, 200).message).toContain('API key');
     expect(response.headers.getSetCookie()).toEqual([]);
@@ -83,13 +79,13 @@ describe('POST /auth/logout', () => {
   });
 
   it('answers 401 without credentials', async () => {
-    expectStatus(await server.anonymous.call('endSession'), 401);
+    expectStatus(await t.server.anonymous.call('endSession'), 401);
   });
 });
 
 describe('DELETE /auth/account', () => {
   it('deletes the last member with the organisation and all its data', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     expectStatus(await org.api.call('createFolder', { body: { name: 'gone' } }), 201);
     const vrf = expectStatus(await org.api.call('createVrf', { body: { name: 'blue' } }), 201);
     const subnet = { network: '10.1.0.0/24', vrf_id: vrf.id };
@@ -109,7 +105,7 @@ describe('DELETE /auth/account', () => {
   });
 
   it('deletes a member who is not the last, and the organisation stays with its data', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     expectStatus(await org.api.call('createFolder', { body: { name: 'kept' } }), 201);
     const editor = await org.member('editor');
     const response = await editor.web.call('deleteAccount');
@@ -121,14 +117,14 @@ describe('DELETE /auth/account', () => {
   });
 
   it('lets a viewer delete their own account', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const viewer = await org.member('viewer');
     expectStatus(await viewer.web.call('deleteAccount'), 200);
     expectStatus(await viewer.web.call('getCurrentUser'), 401);
   });
 
   it('refuses the last admin while other members remain (400 last_admin)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await org.member('editor');
     const response = await org.web.call('deleteAccount');
     expect(expectStatus(response, 400).code).toBe('last_admin');
@@ -136,7 +132,7 @@ describe('DELETE /auth/account', () => {
   });
 
   it('lets an admin go when another admin remains', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const admin = await org.member('admin');
     expectStatus(await org.web.call('deleteAccount'), 200);
     const me = expectStatus(await admin.web.call('getCurrentUser'), 200);
@@ -144,7 +140,7 @@ describe('DELETE /auth/account', () => {
   });
 
   it('keeps one admin when two admins leave at once', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const admin = await org.member('admin');
     await org.member('viewer');
     const [a, b] = await Promise.all([org.web.call('deleteAccount'), admin.web.call('deleteAccount')]);
@@ -153,13 +149,13 @@ describe('DELETE /auth/account', () => {
   });
 
   it('needs the CSRF header with a cookie (403 csrf)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const response = await org.web.call('deleteAccount', { as: { session: org.session, csrf: false } });
     expect(expectStatus(response, 403).code).toBe('csrf');
   });
 
   it('answers 401 without credentials', async () => {
-    expectStatus(await server.anonymous.call('deleteAccount'), 401);
+    expectStatus(await t.server.anonymous.call('deleteAccount'), 401);
   });
 });
 
@@ -167,7 +163,7 @@ describe('the per-user rate limit on these routes', () => {
   it.each(['getCurrentUser', 'endSession', 'deleteAccount'] as const)(
     'answers %s 429 past the limit',
     async (operationId) => {
-      const org = await server.newOrg({ limits: { rate_limit: 1 } });
+      const org = await t.server.newOrg({ limits: { rate_limit: 1 } });
       // The middle of a minute, so both requests fall in one window.
       frozen = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
       try {

@@ -3,30 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../fixtures/smtp';
 import type { ApiClient } from '../support/client';
 import { clientIp } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
 
-let server: TestServer;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  server = await startTestServer({ config: { smtpUrl: smtp.url } });
 });
-afterAll(async () => {
-  await server?.close();
-  await smtp?.close();
-});
+afterAll(() => smtp?.close());
 
-type Entry = { action: string; resource_type: string; resource_id: string; user_id: string; changes: unknown };
+const t = useTestServer(() => ({ config: { smtpUrl: smtp.url } }), false);
+
 const history = async (api: ApiClient) =>
-  expectStatus<{ entries: Entry[] }>(await api.call('listActivity'), 200)
+  expectStatus(await api.call('listActivity'), 200)
     .entries.reverse()
     .map((e) => [e.action, e.resource_type, e.resource_id, e.changes]);
 
 describe('activity for identity changes', () => {
   it('records creating and revoking an API key, never the key itself', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const key = expectStatus(await org.api.call('createApiKey', { body: { name: 'ci', permissions: ['read'] } }), 201);
     expectStatus(await org.api.call('revokeApiKey', { params: { id: key.id } }), 204);
     const entries = await history(org.api);
@@ -38,9 +33,9 @@ describe('activity for identity changes', () => {
   });
 
   it('records a role change and a removal', async () => {
-    const org = await server.newOrg({ plan: 'teams' });
+    const org = await t.server.newOrg({ plan: 'teams' });
     await org.member('viewer');
-    const members = expectStatus<{ user_id: string; email: string }[]>(await org.api.call('listTeamMembers'), 200);
+    const members = expectStatus(await org.api.call('listTeamMembers'), 200);
     const other = members.find((m) => m.user_id !== org.userId)!;
     expectStatus(
       await org.api.call('updateTeamMemberRole', { params: { user_id: other.user_id }, body: { role: 'editor' } }),
@@ -54,7 +49,7 @@ describe('activity for identity changes', () => {
   });
 
   it('records an invitation, its cancellation, and the member who joins by one', async () => {
-    const org = await server.newOrg({ plan: 'teams' });
+    const org = await t.server.newOrg({ plan: 'teams' });
     const cancelled = expectStatus(
       await org.api.call('createTeamInvitation', { body: { email: 'gone@example.test', role: 'viewer' } }),
       201,
@@ -65,7 +60,7 @@ describe('activity for identity changes', () => {
       201,
     );
     const token = /accept-invite\?token=([\w-]+)/.exec(smtp.lastTo('joiner@example.test') ?? '')![1];
-    const accepted = await server.anonymous.call('acceptInvitation', {
+    const accepted = await t.server.anonymous.call('acceptInvitation', {
       query: { token },
       headers: { 'x-forwarded-for': clientIp() },
     });

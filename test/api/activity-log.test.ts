@@ -3,34 +3,29 @@
  * Entries are seeded with SQL where their number or age matters, and time moves on the server's clock.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredActivity } from '../../server/modules/activity/activity.service';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import type { TestOrg } from '../support/server';
 
 const DAY = 24 * 60 * 60 * 1000;
-let server: TestServer;
 /** How far the server's clock runs ahead of the real one. */
 let shift = 0;
 
-beforeAll(async () => {
-  server = await startTestServer({ now: () => new Date(Date.now() + shift) });
-});
+const t = useTestServer({ now: () => new Date(Date.now() + shift) }, false);
 afterEach(() => {
   shift = 0;
 });
-afterAll(() => server?.close());
 
-type Entry = { id: number; user_id: string | null; action: string; resource_type: string; changes: unknown };
-type Log = { entries: Entry[]; total: number; users: Record<string, string> };
 type Query = Record<string, string | number>;
 
 const list = (api: ApiClient, query: Query = {}) => api.call('listActivity', { query });
-const log = async (api: ApiClient, query: Query = {}) => expectStatus<Log>(await list(api, query), 200);
+const log = async (api: ApiClient, query: Query = {}) => expectStatus(await list(api, query), 200);
 const actions = async (api: ApiClient, query: Query = {}) => (await log(api, query)).entries.map((e) => e.action);
 const exportCsv = async (api: ApiClient, query: Query = {}) =>
-  expectStatus<string>(await api.call('exportActivity', { query }), 200);
+  expectStatus(await api.call('exportActivity', { query }), 200);
 const folder = async (api: ApiClient, name: string) =>
   expectStatus(await api.call('createFolder', { body: { name } }), 201);
 
@@ -44,7 +39,7 @@ interface Seed {
 /** Inserts entries directly, oldest first as given (ids increase). */
 async function seed(org: TestOrg, rows: Seed[]) {
   for (const r of rows) {
-    await server.database.db.execute(sql`
+    await t.server.database.db.execute(sql`
       INSERT INTO activity (org_id, user_id, action, resource_type, changes, created_at)
       VALUES (${org.orgId}, ${r.userId === undefined ? org.userId : r.userId}, ${r.action ?? 'create'},
         ${r.resourceType ?? 'folder'}, ${JSON.stringify(r.changes ?? {})}::jsonb, ${(r.at ?? new Date()).toISOString()}::timestamptz)`);
@@ -52,14 +47,14 @@ async function seed(org: TestOrg, rows: Seed[]) {
 }
 /** `count` entries one second apart, the last one a minute ago; action `n<i>` numbers them from the oldest. */
 async function seedMany(org: TestOrg, count: number) {
-  await server.database.db.execute(sql`
+  await t.server.database.db.execute(sql`
     INSERT INTO activity (org_id, user_id, action, resource_type, changes, created_at)
     SELECT ${org.orgId}, ${org.userId}, 'n' || g, 'folder', '{}'::jsonb, now() - interval '1 minute' - (${count} - g) * interval '1 second'
     FROM generate_series(1, ${count}) g`);
 }
 const hoursAgo = (h: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - h * 60 * 60 * 1000);
 const storedCount = async (org: TestOrg) => {
-  const result = await server.database.db.execute(
+  const result = await t.server.database.db.execute(
     sql`SELECT count(*)::int AS n FROM activity WHERE org_id = ${org.orgId}`,
   );
   return (result as unknown as { rows: { n: number }[] }).rows[0].n;
@@ -94,7 +89,7 @@ function parseCsv(text: string): string[][] {
 
 describe('listing', () => {
   it('answers newest first with the total of every matching entry', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seed(org, [
       { action: 'a', at: hoursAgo(3) },
       { action: 'b', at: hoursAgo(2) },
@@ -106,7 +101,7 @@ describe('listing', () => {
   });
 
   it('pages with limit and offset, total unchanged, empty past the end', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seedMany(org, 5);
     expect(await actions(org.api, { limit: 2 })).toEqual(['n5', 'n4']);
     expect(await actions(org.api, { limit: 2, offset: 2 })).toEqual(['n3', 'n2']);
@@ -115,7 +110,7 @@ describe('listing', () => {
   });
 
   it('answers 50 entries by default', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seedMany(org, 60);
     expect(await log(org.api)).toMatchObject({
       total: 60,
@@ -124,19 +119,19 @@ describe('listing', () => {
   });
 
   it('accepts a limit of 500', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seedMany(org, 501);
     const page = await log(org.api, { limit: 500 });
     expect([page.entries.length, page.total]).toEqual([500, 501]);
   });
 
   it('refuses a limit of 501 or 0 (400 naming limit)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     for (const limit of [501, 0]) expect(expectStatus(await list(org.api, { limit }), 400).error).toMatch(/^limit: /);
   });
 
   it('maps each user of the page to their email', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     await folder(org.api, 'by-owner');
     await folder(editor.api, 'by-editor');
@@ -146,7 +141,7 @@ describe('listing', () => {
   });
 
   it('maps only the users of the page, and no one for an entry without user', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     await folder(editor.api, 'by-editor');
     await folder(org.api, 'by-owner');
@@ -164,11 +159,11 @@ describe('filters', () => {
       { action: 'create', resourceType: 'subnet', at: hoursAgo(1) },
     ]);
   const setUp = async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     await folder(editor.api, 'x');
     const editorId = (await log(org.api)).entries[0].user_id!;
-    await server.database.db.execute(sql`DELETE FROM activity WHERE org_id = ${org.orgId}`);
+    await t.server.database.db.execute(sql`DELETE FROM activity WHERE org_id = ${org.orgId}`);
     await three(org, editorId);
     return { org, editorId };
   };
@@ -211,13 +206,13 @@ describe('filters', () => {
   });
 
   it('refuses since after until (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const query = { since: hoursAgo(1).toISOString(), until: hoursAgo(2).toISOString() };
     expect(expectStatus(await list(org.api, query), 400).error).toMatch(/^since: /);
   });
 
   it('refuses a malformed user_id or timestamp (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     expectStatus(await list(org.api, { user_id: 'nobody' }), 400);
     expectStatus(await list(org.api, { since: 'yesterday' }), 400);
   });
@@ -234,7 +229,7 @@ describe('filters', () => {
 
 describe('CSV export', () => {
   it('answers text/csv with a header row and one row per entry, newest first', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await folder(org.api, 'exported');
     const response = await org.api.call('exportActivity');
     expect(response.headers.get('content-type')).toMatch(/^text\/csv/);
@@ -249,7 +244,7 @@ describe('CSV export', () => {
       'resource_id',
       'changes',
     ]);
-    const [entry] = (await log(org.api)).entries as (Entry & { resource_id: string; created_at: string })[];
+    const [entry] = (await log(org.api)).entries;
     expect(row).toEqual([
       String(entry.id),
       entry.created_at,
@@ -264,7 +259,7 @@ describe('CSV export', () => {
   });
 
   it('quotes fields holding quotes, commas or line breaks', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const changes = { name: [null, 'say "hi", then go'] };
     await seed(org, [{ action: 'odd,"action"\nhere', changes, userId: null }]);
     const csv = await exportCsv(org.api);
@@ -275,7 +270,7 @@ describe('CSV export', () => {
   });
 
   it('applies the list’s filters', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seed(org, [
       { action: 'create', at: hoursAgo(2) },
       { action: 'update', at: hoursAgo(1) },
@@ -286,7 +281,7 @@ describe('CSV export', () => {
   });
 
   it('stops at the 10,000 newest entries', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     await seedMany(org, 10_005);
     const rows = parseCsv(await exportCsv(org.api));
     expect(rows).toHaveLength(10_001);
@@ -294,14 +289,14 @@ describe('CSV export', () => {
   });
 
   it('refuses a query it does not know, such as limit (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     expectStatus(await org.api.call('exportActivity', { query: { limit: 5 } }), 400);
   });
 });
 
 describe('retention', () => {
   it('does not return an entry older than 7 days on the free plan', async () => {
-    const org = await server.newOrg({ plan: 'free' });
+    const org = await t.server.newOrg({ plan: 'free' });
     await folder(org.web, 'old');
     shift = 7 * DAY + 60_000;
     expect(await log(org.api)).toEqual({ entries: [], total: 0, users: {} });
@@ -310,14 +305,14 @@ describe('retention', () => {
   });
 
   it('still returns it within 7 days on the free plan', async () => {
-    const org = await server.newOrg({ plan: 'free' });
+    const org = await t.server.newOrg({ plan: 'free' });
     await folder(org.web, 'recent');
     shift = 7 * DAY - 60_000;
     expect((await log(org.api)).total).toBe(1);
   });
 
   it('keeps 30 days on the pro plan', async () => {
-    const org = await server.newOrg({ plan: 'pro' });
+    const org = await t.server.newOrg({ plan: 'pro' });
     await folder(org.api, 'kept');
     shift = 29 * DAY;
     expect((await log(org.api)).total).toBe(1);
@@ -326,25 +321,25 @@ describe('retention', () => {
   });
 
   it('the purge deletes entries past the free plan’s 7 days and keeps newer ones', async () => {
-    const org = await server.newOrg({ plan: 'free' });
+    const org = await t.server.newOrg({ plan: 'free' });
     await seed(org, [{ at: new Date(Date.now() - 8 * DAY) }, { at: new Date(Date.now() - 6 * DAY) }]);
-    await purgeExpiredActivity(server.database.db, new Date());
+    await purgeExpiredActivity(t.server.database.db, new Date());
     expect(await storedCount(org)).toBe(1);
   });
 
   it('the purge follows the clock and each organisation’s own retention', async () => {
-    const short = await server.newOrg({ plan: 'pro', limits: { activity_retention_days: 1 } });
-    const pro = await server.newOrg({ plan: 'pro' });
+    const short = await t.server.newOrg({ plan: 'pro', limits: { activity_retention_days: 1 } });
+    const pro = await t.server.newOrg({ plan: 'pro' });
     await folder(short.api, 'short-lived');
     await folder(pro.api, 'long-lived');
-    await purgeExpiredActivity(server.database.db, new Date(Date.now() + 2 * DAY));
+    await purgeExpiredActivity(t.server.database.db, new Date(Date.now() + 2 * DAY));
     expect([await storedCount(short), await storedCount(pro)]).toEqual([0, 1]);
   });
 
   it('keeps everything, listed and through the purge, when the retention is unlimited', async () => {
-    const org = await server.newOrg({ plan: 'enterprise', limits: { activity_retention_days: null } });
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { activity_retention_days: null } });
     await seed(org, [{ at: new Date(Date.now() - 400 * DAY) }]);
-    await purgeExpiredActivity(server.database.db, new Date());
+    await purgeExpiredActivity(t.server.database.db, new Date());
     expect((await log(org.api)).total).toBe(1);
   });
 });

@@ -3,45 +3,33 @@
  * `changes` as {field: [old, new]}. Reading the log (filters, paging, export, retention) is in
  * activity-log.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OperationId } from '../../contract/routes';
 import type { ApiClient } from '../support/client';
-import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import { createSubnet, useTestServer } from '../support/factories';
+import { type DeclaredStatus, expectStatus } from '../support/observed';
+import type { TestOrg } from '../support/server';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer({}, false);
 
 type Body = Record<string, unknown>;
-interface Entry {
-  id: number;
-  user_id: string | null;
-  action: string;
-  resource_type: string;
-  resource_id: string | null;
-  changes: Record<string, [unknown, unknown]>;
-  created_at: string;
-}
-type Log = { entries: Entry[]; total: number; users: Record<string, string> };
 
 const log = async (api: ApiClient, query: Record<string, string | number> = {}) =>
-  expectStatus<Log>(await api.call('listActivity', { query: { limit: 500, ...query } }), 200);
+  expectStatus(await api.call('listActivity', { query: { limit: 500, ...query } }), 200);
 /** The entries oldest first, as (action, resource_type, resource_id, changes). */
 const history = async (api: ApiClient) =>
   (await log(api)).entries.reverse().map((e) => [e.action, e.resource_type, e.resource_id, e.changes]);
-const ok = async (api: ApiClient, operationId: OperationId, status: number, options: Body = {}) =>
-  expectStatus(await api.call(operationId, options), status);
-const subnet = async (api: ApiClient, network: string, extra: Body = {}) =>
-  ok(api, 'createSubnet', 201, { body: { network, ...extra } });
+const ok = async <Id extends OperationId, S extends DeclaredStatus<Id>>(
+  api: ApiClient,
+  operationId: Id,
+  status: S,
+  options: Body = {},
+) => expectStatus(await api.call(operationId, options), status);
 const address = async (api: ApiClient, subnetId: string, ip: string) =>
   ok(api, 'createAddress', 201, { params: { id: subnetId }, body: { ip } });
 
 /** Each test its own organisation. */
-const fresh = (): Promise<TestOrg> => server.newOrg();
+const fresh = (): Promise<TestOrg> => t.server.newOrg();
 
 describe('entries for folders, VLANs, VRFs and locations', () => {
   it('records a folder’s create, update and delete with their changes', async () => {
@@ -119,7 +107,7 @@ describe('entries for folders, VLANs, VRFs and locations', () => {
 describe('entries for subnets', () => {
   it('records a subnet’s create with each field that holds a value', async () => {
     const { api } = await fresh();
-    const created = await subnet(api, '10.1.0.0/24', { name: 'lan', gateway: '10.1.0.1' });
+    const created = await createSubnet(api, '10.1.0.0/24', { name: 'lan', gateway: '10.1.0.1' });
     expect(await history(api)).toEqual([
       [
         'create',
@@ -139,7 +127,7 @@ describe('entries for subnets', () => {
 
   it('records a subnet’s update with only the changed fields, and a VRF made by name', async () => {
     const { api } = await fresh();
-    const created = await subnet(api, '10.1.0.0/24', { name: 'lan' });
+    const created = await createSubnet(api, '10.1.0.0/24', { name: 'lan' });
     await ok(api, 'updateSubnet', 200, {
       params: { id: created.id },
       body: { name: 'lan', vrf: 'red', tracked: false },
@@ -151,7 +139,7 @@ describe('entries for subnets', () => {
 
   it('records a VLAN made by number in a subnet update', async () => {
     const { api } = await fresh();
-    const created = await subnet(api, '10.1.0.0/24');
+    const created = await createSubnet(api, '10.1.0.0/24');
     await ok(api, 'updateSubnet', 200, { params: { id: created.id }, body: { vlan: '42' } });
     const [, vlanEntry, update] = await history(api);
     expect(vlanEntry).toEqual(['create', 'vlan', expect.any(String), { vlan_number: [null, 42] }]);
@@ -160,9 +148,9 @@ describe('entries for subnets', () => {
 
   it('records one delete per subnet of a cascade, with the addresses each removed, none per address', async () => {
     const { api } = await fresh();
-    const top = await subnet(api, '10.2.0.0/16', { name: 'top' });
-    const child = await subnet(api, '10.2.1.0/24');
-    const grandchild = await subnet(api, '10.2.1.0/26');
+    const top = await createSubnet(api, '10.2.0.0/16', { name: 'top' });
+    const child = await createSubnet(api, '10.2.1.0/24');
+    const grandchild = await createSubnet(api, '10.2.1.0/26');
     for (const ip of ['10.2.0.5', '10.2.0.6']) await address(api, top.id, ip);
     await address(api, grandchild.id, '10.2.1.5');
     const before = (await log(api)).total;
@@ -185,7 +173,7 @@ describe('entries for subnets', () => {
 
   it('records a split as one entry on the original with the parts', async () => {
     const { api } = await fresh();
-    const original = await subnet(api, '10.3.0.0/24');
+    const original = await createSubnet(api, '10.3.0.0/24');
     await ok(api, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 4 } });
     const { entries } = await log(api);
     expect(entries.map((e) => e.action)).toEqual(['split', 'create']);
@@ -201,7 +189,7 @@ describe('entries for subnets', () => {
 describe('entries for addresses', () => {
   it('records an address’s create, update and delete with their changes', async () => {
     const { api } = await fresh();
-    const parent = await subnet(api, '10.4.0.0/24');
+    const parent = await createSubnet(api, '10.4.0.0/24');
     const created = await address(api, parent.id, '10.4.0.10');
     const params = { id: created.id };
     await ok(api, 'updateAddress', 200, { params, body: { hostname: 'web1', status: 'assigned' } });
@@ -231,21 +219,22 @@ describe('entries for addresses', () => {
 
   it('records one batch_create entry per address created, none for ips already assigned', async () => {
     const { api } = await fresh();
-    const parent = await subnet(api, '10.5.0.0/24');
+    const parent = await createSubnet(api, '10.5.0.0/24');
     await address(api, parent.id, '10.5.0.1');
     const ips = ['10.5.0.1', '10.5.0.2', '10.5.0.3'];
     expect(await ok(api, 'batchCreateAddresses', 200, { params: { id: parent.id }, body: { ips } })).toEqual({
       created: 2,
     });
     const batch = (await log(api)).entries.filter((e) => e.action === 'batch_create');
-    expect(batch.map((e) => e.changes.ip[1]).sort()).toEqual(['10.5.0.2', '10.5.0.3']);
+    // `changes` is free-form in the contract; the log writes each field as [old, new].
+    expect(batch.map((e) => (e.changes.ip as [unknown, unknown])[1]).sort()).toEqual(['10.5.0.2', '10.5.0.3']);
     expect(batch[0]).toMatchObject({ resource_type: 'address', changes: { status: [null, 'reserved'] } });
     expect(new Set(batch.map((e) => e.resource_id)).size).toBe(2);
   });
 
   it('records one batch_update entry per address whose values changed', async () => {
     const { api } = await fresh();
-    const parent = await subnet(api, '10.6.0.0/24');
+    const parent = await createSubnet(api, '10.6.0.0/24');
     const a = await address(api, parent.id, '10.6.0.1');
     const b = await address(api, parent.id, '10.6.0.2');
     await ok(api, 'updateAddress', 200, { params: { id: b.id }, body: { status: 'reserved' } });
@@ -257,7 +246,7 @@ describe('entries for addresses', () => {
 
   it('records one batch_delete entry per address deleted', async () => {
     const { api } = await fresh();
-    const parent = await subnet(api, '10.7.0.0/24');
+    const parent = await createSubnet(api, '10.7.0.0/24');
     const a = await address(api, parent.id, '10.7.0.1');
     const b = await address(api, parent.id, '10.7.0.2');
     expect(await ok(api, 'batchDeleteAddresses', 200, { body: { ids: [a.id, b.id] } })).toEqual({ deleted: 2 });
@@ -270,7 +259,7 @@ describe('entries for addresses', () => {
 describe('isolation', () => {
   it('never shows another organisation’s entries, filter values or export rows', async () => {
     const mine = await fresh();
-    const theirs = await server.newOrg();
+    const theirs = await t.server.newOrg();
     await ok(theirs.api, 'createFolder', 201, { body: { name: 'secret' } });
     expect(await log(mine.api)).toEqual({ entries: [], total: 0, users: {} });
     expect(await ok(mine.api, 'listActivityFilters', 200)).toEqual({ actions: [], resource_types: [] });
@@ -280,7 +269,7 @@ describe('isolation', () => {
 
   it('filtering by another organisation’s user finds nothing', async () => {
     const mine = await fresh();
-    const theirs = await server.newOrg();
+    const theirs = await t.server.newOrg();
     await ok(theirs.api, 'createFolder', 201, { body: { name: 'secret' } });
     expect((await log(mine.api, { user_id: theirs.userId })).total).toBe(0);
   });

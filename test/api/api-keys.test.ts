@@ -1,35 +1,30 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import type { TestOrg } from '../support/server';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer({}, false);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const createKey = async (client: ApiClient, body: Record<string, unknown>) =>
   expectStatus(await client.call('createApiKey', { body }), 201);
-const listKeys = async (client: ApiClient) =>
-  expectStatus<{ id: string; name: string; key_prefix: string }[]>(await client.call('listApiKeys'), 200);
-const as = (key: string) => new ApiClient(server.url, { key });
+const listKeys = async (client: ApiClient) => expectStatus(await client.call('listApiKeys'), 200);
+const as = (key: string) => new ApiClient(t.server.url, { key });
 
 /** The user an API key acts for. */
 async function userOfKey(key: string): Promise<string> {
-  const result = await server.database.db.execute(sql`SELECT user_id FROM api_keys WHERE key_hash = ${sha256(key)}`);
+  const result = await t.server.database.db.execute(sql`SELECT user_id FROM api_keys WHERE key_hash = ${sha256(key)}`);
   return rowsOf<{ user_id: string }>(result)[0].user_id;
 }
 
 describe('creating API keys', () => {
   it('answers the full key once, with both permissions by default', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'CI pipeline' });
     expect(created.key).toMatch(/^svc_[A-Za-z0-9_-]{64}$/);
     expect(created).toMatchObject({ name: 'CI pipeline', key_prefix: created.key.slice(0, 12) });
@@ -37,28 +32,28 @@ describe('creating API keys', () => {
   });
 
   it('stores only the SHA-256 of the key', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'hashed' });
-    const result = await server.database.db.execute(sql`SELECT * FROM api_keys WHERE id = ${created.id}`);
+    const result = await t.server.database.db.execute(sql`SELECT * FROM api_keys WHERE id = ${created.id}`);
     const [row] = rowsOf<Record<string, unknown>>(result);
     expect(row.key_hash).toBe(sha256(created.key));
     expect(JSON.stringify(row)).not.toContain(created.key);
   });
 
   it('makes a key that authenticates at once', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'works' });
     expectStatus(await as(created.key).call('listFolders'), 200);
   });
 
   it('makes a read-only key when asked', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'monitoring', permissions: ['read'] });
     expect(created.permissions).toEqual(['read']);
   });
 
   it('refuses an empty name (400 naming the field)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const error = expectStatus(await org.api.call('createApiKey', { body: { name: '  ' } }), 400);
     expect(error.error).toMatch(/^name: /);
   });
@@ -68,20 +63,20 @@ describe('creating API keys', () => {
     ['a repeated permission', ['read', 'read']],
     ['no permission', []],
   ])('refuses %s (400 naming permissions)', async (_, permissions) => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const error = expectStatus(await org.api.call('createApiKey', { body: { name: 'x', permissions } }), 400);
     expect(error.error).toMatch(/^permissions/);
   });
 
   it('refuses a key to a viewer (403)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const viewer = await org.member('viewer');
     const error = expectStatus(await viewer.web.call('createApiKey', { body: { name: 'v' } }), 403);
     expect(error.error).toContain('editor role');
   });
 
   it('lets an editor create a key acting for the editor', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     const created = await createKey(editor.api, { name: 'mine' });
     expect(await userOfKey(created.key)).toBe(await userOfKey(editor.key));
@@ -90,7 +85,7 @@ describe('creating API keys', () => {
 
 describe('plan key limit (per organisation)', () => {
   it('lets a free organisation hold 5 keys and refuses the 6th (402)', async () => {
-    const org = await server.newOrg({ plan: 'free' }); // holds 1 key already
+    const org = await t.server.newOrg({ plan: 'free' }); // holds 1 key already
     for (let i = 2; i <= 5; i++) await createKey(org.web, { name: `k${i}` });
     const error = expectStatus(await org.web.call('createApiKey', { body: { name: 'k6' } }), 402);
     expect(error).toMatchObject({ code: 'plan_limit' });
@@ -98,29 +93,29 @@ describe('plan key limit (per organisation)', () => {
   });
 
   it('counts every member’s keys against the organisation’s limit', async () => {
-    const org = await server.newOrg({ plan: 'free' });
+    const org = await t.server.newOrg({ plan: 'free' });
     const editor = await org.member('editor'); // the organisation now holds 2 keys
     for (let i = 3; i <= 5; i++) await createKey(org.web, { name: `k${i}` });
     expectStatus(await editor.web.call('createApiKey', { body: { name: 'k6' } }), 402);
   });
 
   it('lets a pro organisation hold 100 keys and refuses the 101st', async () => {
-    const org = await server.newOrg({ plan: 'pro' });
+    const org = await t.server.newOrg({ plan: 'pro' });
     const user = { id: await userOfKey(org.key), orgId: org.orgId };
-    for (let i = 2; i <= 99; i++) await identity.createApiKey(server.database.db, user, `seed${i}`);
+    for (let i = 2; i <= 99; i++) await identity.createApiKey(t.server.database.db, user, `seed${i}`);
     await createKey(org.api, { name: 'hundredth' });
     expectStatus(await org.api.call('createApiKey', { body: { name: '101st' } }), 402);
   });
 
   it('follows an enterprise override of api_keys', async () => {
-    const org = await server.newOrg({ plan: 'enterprise', limits: { api_keys: 3 } });
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { api_keys: 3 } });
     await createKey(org.api, { name: 'k2' });
     await createKey(org.api, { name: 'k3' });
     expectStatus(await org.api.call('createApiKey', { body: { name: 'k4' } }), 402);
   });
 
   it('frees a slot when a key is revoked', async () => {
-    const org = await server.newOrg({ plan: 'enterprise', limits: { api_keys: 2 } });
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { api_keys: 2 } });
     const second = await createKey(org.api, { name: 'k2' });
     expectStatus(await org.api.call('revokeApiKey', { params: { id: second.id } }), 204);
     await createKey(org.api, { name: 'k2-again' });
@@ -129,7 +124,7 @@ describe('plan key limit (per organisation)', () => {
 
 describe('listing API keys', () => {
   it('shows key_prefix and never the key, newest first', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const first = await createKey(org.api, { name: 'first' });
     const second = await createKey(org.api, { name: 'second', permissions: ['read'] });
     const list = await listKeys(org.api);
@@ -146,7 +141,7 @@ describe('listing API keys', () => {
   });
 
   it('records last_used_at once the key is used', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'used' });
     expectStatus(await as(created.key).call('listFolders'), 200);
     let entry: { last_used_at: string | null } | undefined;
@@ -158,14 +153,14 @@ describe('listing API keys', () => {
   });
 
   it('shows a viewer only their own keys', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const viewer = await org.member('viewer');
     const list = await listKeys(viewer.api);
     expect(list.map((k) => k.key_prefix)).toEqual([viewer.key.slice(0, 12)]);
   });
 
   it('shows an editor only their own keys', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     await createKey(org.api, { name: 'admin-only' });
     const list = await listKeys(editor.api);
@@ -173,8 +168,8 @@ describe('listing API keys', () => {
   });
 
   it('shows an admin every key of the organisation and none of another', async () => {
-    const org = await server.newOrg();
-    const other = await server.newOrg();
+    const org = await t.server.newOrg();
+    const other = await t.server.newOrg();
     const editor = await org.member('editor');
     const prefixes = (await listKeys(org.api)).map((k) => k.key_prefix);
     expect(prefixes.sort()).toEqual([org.key.slice(0, 12), editor.key.slice(0, 12)].sort());
@@ -182,13 +177,13 @@ describe('listing API keys', () => {
   });
 
   it('refuses a listing without credentials (401)', async () => {
-    expectStatus(await server.anonymous.call('listApiKeys'), 401);
+    expectStatus(await t.server.anonymous.call('listApiKeys'), 401);
   });
 });
 
 describe('revoking API keys', () => {
   it('revokes a key (204) and the key answers 401 on the very next request', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'short-lived' });
     expectStatus(await as(created.key).call('listFolders'), 200);
     expectStatus(await org.api.call('revokeApiKey', { params: { id: created.id } }), 204);
@@ -197,21 +192,21 @@ describe('revoking API keys', () => {
   });
 
   it('lets a key revoke itself', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await createKey(org.api, { name: 'self' });
     expectStatus(await as(created.key).call('revokeApiKey', { params: { id: created.id } }), 204);
     expectStatus(await as(created.key).call('listApiKeys'), 401);
   });
 
   it('lets an editor revoke their own key', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     const created = await createKey(editor.api, { name: 'own' });
     expectStatus(await editor.api.call('revokeApiKey', { params: { id: created.id } }), 204);
   });
 
   it('answers 404 to an editor revoking another member’s key, which keeps working', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     const adminKey = await createKey(org.api, { name: 'admin' });
     expectStatus(await editor.api.call('revokeApiKey', { params: { id: adminKey.id } }), 404);
@@ -219,7 +214,7 @@ describe('revoking API keys', () => {
   });
 
   it('lets an admin revoke any key of the organisation', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     const created = await createKey(editor.api, { name: 'editor-key' });
     expectStatus(await org.api.call('revokeApiKey', { params: { id: created.id } }), 204);
@@ -227,8 +222,8 @@ describe('revoking API keys', () => {
   });
 
   it('answers 404 for another organisation’s key', async () => {
-    const org = await server.newOrg();
-    const other = await server.newOrg();
+    const org = await t.server.newOrg();
+    const other = await t.server.newOrg();
     const created = await createKey(other.api, { name: 'theirs' });
     expectStatus(await org.api.call('revokeApiKey', { params: { id: created.id } }), 404);
     expectStatus(await as(created.key).call('listFolders'), 200);
@@ -238,7 +233,7 @@ describe('revoking API keys', () => {
 describe('what a key may write', () => {
   let org: TestOrg;
   beforeAll(async () => {
-    org = await server.newOrg({ plan: 'pro' });
+    org = await t.server.newOrg({ plan: 'pro' });
   });
 
   it('refuses a write with a read key (403)', async () => {
@@ -254,7 +249,7 @@ describe('what a key may write', () => {
   });
 
   it('refuses a write with a key on the free plan (403)', async () => {
-    const free = await server.newOrg({ plan: 'free' });
+    const free = await t.server.newOrg({ plan: 'free' });
     const error = expectStatus(await free.api.call('createApiKey', { body: { name: 'free' } }), 403);
     expect(error.error).toContain('free plan');
   });

@@ -25,7 +25,7 @@ describe('folders', () => {
     await createFolder({ name: 'b', sort_order: 1 }, own.api);
     await createFolder({ name: 'a', sort_order: 1 }, own.api);
     await createFolder({ name: 'z', sort_order: 0 }, own.api);
-    const list = expectStatus<{ name: string }[]>(await own.api.call('listFolders'), 200);
+    const list = expectStatus(await own.api.call('listFolders'), 200);
     expect(list.map((f) => f.name)).toEqual(['z', 'a', 'b']);
   });
 
@@ -95,7 +95,7 @@ describe('folders', () => {
   it('never lists another organisation’s folders', async () => {
     const other = await t.server.newOrg();
     await createFolder({ name: 'secret' }, other.api);
-    const list = expectStatus<{ name: string }[]>(await t.org.api.call('listFolders'), 200);
+    const list = expectStatus(await t.org.api.call('listFolders'), 200);
     expect(list.map((f) => f.name)).not.toContain('secret');
   });
 });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import { Browser, type OidcProvider, startOidcProvider } from '../fixtures/oidc';
 import { clientIp } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
 
 /** The service's public address as the browser and the provider know it (the test maps it to the server). */
 const PUBLIC_URL = 'http://ipam.test';
@@ -13,24 +13,23 @@ const APP_URL = 'http://app.test';
 const CALLBACK = `${PUBLIC_URL}/api/v1/auth/oauth/google/callback`;
 
 let provider: OidcProvider;
-let server: TestServer;
 let clockOffsetMs = 0;
 
 beforeAll(async () => {
   provider = await startOidcProvider({ redirectUris: [CALLBACK] });
-  server = await startTestServer({
+});
+afterAll(() => provider?.close());
+const t = useTestServer(
+  () => ({
     config: {
       publicUrl: PUBLIC_URL,
       appUrl: APP_URL,
       google: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret },
     },
     now: () => new Date(Date.now() + clockOffsetMs),
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await provider?.close();
-});
+  }),
+  false,
+);
 
 const newAccount = (overrides: { email_verified?: boolean } = {}) => {
   const email = `google-${randomUUID()}@example.test`;
@@ -45,9 +44,9 @@ function person() {
 type Person = ReturnType<typeof person>;
 
 async function start(who: Person): Promise<URL> {
-  const response = await server.anonymous.call('startGoogleSignIn', { headers: { 'x-forwarded-for': who.ip } });
+  const response = await t.server.anonymous.call('startGoogleSignIn', { headers: { 'x-forwarded-for': who.ip } });
   expectStatus(response, 307);
-  who.browser.store(server.url, response.headers);
+  who.browser.store(t.server.url, response.headers);
   return new URL(response.headers.get('location') ?? '');
 }
 
@@ -63,12 +62,12 @@ async function authorize(who: Person, authorizationUrl: URL, form: Record<string
 /** The browser arriving back at the callback; answers the service's redirect target. */
 async function callback(who: Person, url: URL, change: Record<string, string> = {}) {
   const query = { ...Object.fromEntries(url.searchParams), ...change };
-  const response = await server.anonymous.call('completeGoogleSignIn', {
+  const response = await t.server.anonymous.call('completeGoogleSignIn', {
     query,
-    headers: { cookie: who.browser.cookieHeader(server.url), 'x-forwarded-for': who.ip },
+    headers: { cookie: who.browser.cookieHeader(t.server.url), 'x-forwarded-for': who.ip },
   });
   expectStatus(response, 307);
-  who.browser.store(server.url, response.headers);
+  who.browser.store(t.server.url, response.headers);
   return { location: response.headers.get('location'), response };
 }
 
@@ -90,7 +89,7 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
     expect(params.get('code_challenge')).toMatch(/^[\w-]{43}$/);
     expect(params.get('state')).toBeTruthy();
     expect(params.get('nonce')).toBeTruthy();
-    expect(who.browser.cookie(server.url, 'service_oauth')).toBeTruthy();
+    expect(who.browser.cookie(t.server.url, 'service_oauth')).toBeTruthy();
   });
 
   it('signs a new person in: user and organisation created, session cookie set, 307 to the app', async () => {
@@ -100,8 +99,8 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
     expect(location).toBe(APP_URL);
     const cookie = response.headers.getSetCookie().find((c) => c.startsWith('service_session='));
     expect(cookie).toMatch(/HttpOnly/);
-    const session = who.browser.cookie(server.url, 'service_session') ?? '';
-    const me = expectStatus(await server.anonymous.call('getCurrentUser', { as: { session } }), 200);
+    const session = who.browser.cookie(t.server.url, 'service_session') ?? '';
+    const me = expectStatus(await t.server.anonymous.call('getCurrentUser', { as: { session } }), 200);
     expect(me.user).toMatchObject({ email, name: 'Grace Hopper', email_verified: true });
     expect(me.organization.plan).toBe('free');
     expect(me.role).toBe('admin');
@@ -115,8 +114,8 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
     expect((await signIn(second, sub)).location).toBe(APP_URL);
     const me = async (who: Person) =>
       expectStatus(
-        await server.anonymous.call('getCurrentUser', {
-          as: { session: who.browser.cookie(server.url, 'service_session') ?? '' },
+        await t.server.anonymous.call('getCurrentUser', {
+          as: { session: who.browser.cookie(t.server.url, 'service_session') ?? '' },
         }),
         200,
       );
@@ -129,8 +128,8 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
     const { email, sub } = newAccount({ email_verified: false });
     const who = person();
     expect((await signIn(who, sub)).location).toBe(`${APP_URL}/login?error=email_not_verified`);
-    expect(who.browser.cookie(server.url, 'service_session')).toBeUndefined();
-    const users = rowsOf(await server.database.db.execute(sql`SELECT id FROM users WHERE email = ${email}`));
+    expect(who.browser.cookie(t.server.url, 'service_session')).toBeUndefined();
+    const users = rowsOf(await t.server.database.db.execute(sql`SELECT id FROM users WHERE email = ${email}`));
     expect(users).toHaveLength(0);
   });
 
@@ -153,9 +152,9 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
     const { sub } = newAccount();
     const who = person();
     const back = await authorize(who, await start(who), { login: sub });
-    const flowCookie = who.browser.cookieHeader(server.url);
+    const flowCookie = who.browser.cookieHeader(t.server.url);
     expect((await callback(who, back)).location).toBe(APP_URL);
-    const replay = await server.anonymous.call('completeGoogleSignIn', {
+    const replay = await t.server.anonymous.call('completeGoogleSignIn', {
       query: Object.fromEntries(back.searchParams),
       headers: { cookie: flowCookie, 'x-forwarded-for': who.ip },
     });
@@ -192,7 +191,7 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
   });
 
   it('answers 400 for a malformed callback query (a parameter given as an object)', async () => {
-    const response = await server.anonymous.call('completeGoogleSignIn', {
+    const response = await t.server.anonymous.call('completeGoogleSignIn', {
       query: { 'state[x]': 'y' },
       headers: { 'x-forwarded-for': clientIp() },
     });
@@ -201,14 +200,12 @@ describe('Google sign-in (OpenID Connect, a real provider on loopback)', () => {
 });
 
 describe('Google sign-in not configured', () => {
-  let bare: TestServer;
-  beforeAll(async () => {
-    bare = await startTestServer({ config: { appUrl: APP_URL } });
-  });
-  afterAll(() => bare?.close());
+  const bare = useTestServer({ config: { appUrl: APP_URL } }, false);
 
   it('sends the start route to the login page with google_not_configured', async () => {
-    const response = await bare.anonymous.call('startGoogleSignIn', { headers: { 'x-forwarded-for': clientIp() } });
+    const response = await bare.server.anonymous.call('startGoogleSignIn', {
+      headers: { 'x-forwarded-for': clientIp() },
+    });
     expectStatus(response, 307);
     expect(response.headers.get('location')).toBe(`${APP_URL}/login?error=google_not_configured`);
   });

@@ -2,37 +2,37 @@
  * Two organisations: every implemented route that takes an id answers the other organisation's ids with
  * 404 (never their data, never a 403 that would reveal existence), and no list or search shows them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationId } from '../../contract/routes';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listRoutes } from '../../server/routes';
+import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import type { TestOrg } from '../support/server';
 
-let server: TestServer;
+// The owner's webhook points at a loopback address allowed for it (it is never called).
+const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, { plan: 'enterprise' });
 let owner: TestOrg;
 let stranger: TestOrg;
 /** The owner's objects by the resource path that names them. */
 const ids: Record<string, string> = {};
+/** The creates whose answer is the created object (a subnet's may be `{subnet, warnings}`). */
+type Creates = `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook'}`;
 
 beforeAll(async () => {
-  // The owner's webhook points at a loopback address allowed for it (it is never called).
-  server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
-  [owner, stranger] = [await server.newOrg({ plan: 'enterprise' }), await server.newOrg({ plan: 'enterprise' })];
-  const create = async (operationId: OperationId, body: unknown, params?: Record<string, string>) =>
-    expectStatus(await owner.api.call(operationId, { body, params }), 201).id as string;
+  [owner, stranger] = [t.org, await t.server.newOrg({ plan: 'enterprise' })];
+  const create = async (operationId: Creates, body: unknown, params?: Record<string, string>) =>
+    expectStatus(await owner.api.call(operationId, { body, params }), 201).id;
   ids.folders = await create('createFolder', { name: 'owner-folder' });
   ids.locations = await create('createLocation', { name: 'owner-site' });
   ids.vlans = await create('createVlan', { vlan_number: 42, location_id: ids.locations });
   ids.vrfs = await create('createVrf', { name: 'owner-vrf' });
-  ids.subnets = await create('createSubnet', { network: '10.42.0.0/16', folder_id: ids.folders, name: 'owner-net' });
+  ids.subnets = (await createSubnet(owner.api, '10.42.0.0/16', { folder_id: ids.folders, name: 'owner-net' })).id;
   ids.addresses = await create('createAddress', { ip: '10.42.0.7', hostname: 'owner-host' }, { id: ids.subnets });
   ids.members = owner.userId;
   ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
   ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
   ids.webhooks = await create('createWebhook', { url: 'http://127.0.0.1:9/owner-hook', description: 'owner-hook' });
 });
-afterAll(() => server?.close());
 
 const implemented = listRoutes().filter((r) => r.implemented);
 const withIds = implemented.filter((r) => /:\w+/.test(r.route.path));

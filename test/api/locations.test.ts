@@ -14,8 +14,7 @@ const getLocation = (id: string, api: ApiClient = t.org.api) => api.call('getLoc
 const updateLocation = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateLocation', { params: { id }, body });
 const deleteLocation = (id: string, api: ApiClient = t.org.api) => api.call('deleteLocation', { params: { id } });
-const listLocations = async (api: ApiClient = t.org.api) =>
-  expectStatus<{ name: string; subnet_count: number; vlan_count: number }[]>(await api.call('listLocations'), 200);
+const listLocations = async (api: ApiClient = t.org.api) => expectStatus(await api.call('listLocations'), 200);
 const query = async <T>(statement: SQL) =>
   ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, locationId: string | null, network: string) =>
@@ -23,7 +22,7 @@ const insertSubnet = (orgId: string, locationId: string | null, network: string)
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await t.org.api.call('createLocation', { body }), 400);
+  expectStatus(await t.org.api.call('createLocation', { body }), 400);
 
 describe('locations', () => {
   it('creates a location with defaults for the optional fields', async () => {

@@ -2,19 +2,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../openapi/document';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
 
 const committedPath = 'openapi/openapi.json';
 const committed = JSON.parse(readFileSync(committedPath, 'utf8'));
 const operations = Object.values<Record<string, any>>(committed.paths).flatMap((item) => Object.values(item));
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer({}, false);
 
 describe('the OpenAPI document', () => {
   it('is current: the committed openapi.json equals the one derived from the contract (else run npm run openapi)', () => {
@@ -127,15 +123,15 @@ describe('the OpenAPI document', () => {
 
 describe('served documentation', () => {
   it('serves the document at /openapi.json', async () => {
-    const response = await fetch(`${server.url}/openapi.json`);
+    const response = await fetch(`${t.server.url}/openapi.json`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(committed);
   });
 
   it("answers a request carrying the document's ETag with 304 and no body", async () => {
-    const etag = (await fetch(`${server.url}/openapi.json`)).headers.get('etag');
+    const etag = (await fetch(`${t.server.url}/openapi.json`)).headers.get('etag');
     expect(etag).toMatch(/^"[\w-]{27}"$/);
-    const response = await fetch(`${server.url}/openapi.json`, { headers: { 'if-none-match': etag as string } });
+    const response = await fetch(`${t.server.url}/openapi.json`, { headers: { 'if-none-match': etag as string } });
     expect([response.status, await response.text()]).toEqual([304, '']);
   });
 
@@ -143,7 +139,7 @@ describe('served documentation', () => {
     const { request } = await import('node:http');
     const encodingOf = (acceptEncoding: string) =>
       new Promise<string | undefined>((resolve, reject) => {
-        request(`${server.url}/openapi.json`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        request(`${t.server.url}/openapi.json`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
           res.resume();
           resolve(res.headers['content-encoding']);
         })
@@ -154,7 +150,7 @@ describe('served documentation', () => {
   });
 
   it('serves Swagger UI at /docs', async () => {
-    const response = await fetch(`${server.url}/docs/`);
+    const response = await fetch(`${t.server.url}/docs/`);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('swagger-ui');
   });

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRefusedAddress, postJson } from '../../server/net/outbound';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
 
 describe('isRefusedAddress (pure)', () => {
   it.each([
@@ -96,7 +96,6 @@ describe('isRefusedAddress (pure)', () => {
 });
 
 describe('through HTTP', () => {
-  let server: TestServer;
   let allowed: Receiver;
   let other: Receiver;
   /** What the injected resolver answers; names not listed do not resolve. */
@@ -106,19 +105,18 @@ describe('through HTTP', () => {
     allowed = await startReceiver('127.0.0.2');
     other = await startReceiver('127.0.0.1');
     names.set('localhost', ['127.0.0.1']);
-    server = await startTestServer({
-      config: { outboundAllowCidrs: ['127.0.0.2/32'] },
-      resolveHost: async (host) => names.get(host) ?? [],
-    });
   });
   afterAll(async () => {
-    await server?.close();
     await allowed?.close();
     await other?.close();
   });
+  const t = useTestServer(
+    { config: { outboundAllowCidrs: ['127.0.0.2/32'] }, resolveHost: async (host) => names.get(host) ?? [] },
+    false,
+  );
 
   const createWith = async (url: string) => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     return { org, response: await org.api.call('createWebhook', { body: { url } }) };
   };
 

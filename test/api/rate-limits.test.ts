@@ -4,22 +4,18 @@
  * moving the server's clock, never by sleeping.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { OperationId } from '../../contract/routes';
 import type { Plan } from '../../server/modules/plans/limits';
 import { type ApiResponse, type CallOptions, clientIp } from '../support/client';
-import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
+import { type DeclaredStatus, expectStatus } from '../support/observed';
 
 const MINUTE = 60_000;
-let server: TestServer;
 /** The server's clock: one second into a window, and one window further at the start of every test. */
 let clock = Math.floor(Date.now() / MINUTE) * MINUTE + 1000;
 
-beforeAll(async () => {
-  server = await startTestServer({ now: () => new Date(clock) });
-});
-afterAll(() => server?.close());
+const t = useTestServer({ now: () => new Date(clock) }, false);
 beforeEach(() => {
   clock += MINUTE;
 });
@@ -36,14 +32,14 @@ function rateHeaders(response: ApiResponse) {
 }
 
 /** Calls a route `count` times in turn and answers the responses. */
-async function repeat(count: number, call: () => Promise<ApiResponse>): Promise<ApiResponse[]> {
-  const responses: ApiResponse[] = [];
+async function repeat<Id extends OperationId>(count: number, call: () => Promise<ApiResponse<Id>>) {
+  const responses: ApiResponse<Id>[] = [];
   for (let i = 0; i < count; i++) responses.push(await call());
   return responses;
 }
 
 const limitedOrg = (rateLimit: number, plan: Plan = 'enterprise') =>
-  server.newOrg({ plan, limits: { rate_limit: rateLimit } });
+  t.server.newOrg({ plan, limits: { rate_limit: rateLimit } });
 
 describe('per user', () => {
   it('lets the limit pass and answers the next request 429 with Retry-After', async () => {
@@ -111,7 +107,7 @@ describe('per user', () => {
   });
 
   it('puts the headers on 400, 404 and 402 responses', async () => {
-    const org = await server.newOrg({ limits: { rate_limit: 10, folders: 0 } });
+    const org = await t.server.newOrg({ limits: { rate_limit: 10, folders: 0 } });
     const responses = [
       expectResponse(await org.api.call('getFolder', { params: { id: 'not-a-uuid' } }), 400),
       expectResponse(await org.api.call('getFolder', { params: { id: randomUUID() } }), 404),
@@ -128,7 +124,7 @@ describe('per user', () => {
     const refused = await org.api.call('createFolder', { as: { key: readOnly }, body: { name: 'no' } });
     expectStatus(refused, 403);
     expect(rateHeaders(refused)).toEqual({ limit: null, remaining: null, reset: null });
-    const anonymous = await server.anonymous.call('listFolders');
+    const anonymous = await t.server.anonymous.call('listFolders');
     expectStatus(anonymous, 401);
     expect(rateHeaders(anonymous).limit).toBeNull();
     expectStatus(await org.api.call('listFolders'), 200);
@@ -140,7 +136,7 @@ describe('per user', () => {
     ['teams', '3000'],
     ['enterprise', '3000'],
   ] as const)('allows the %s plan %s requests per minute by default', async (plan, limit) => {
-    const org = await server.newOrg({ plan });
+    const org = await t.server.newOrg({ plan });
     const response = await org.web.call('listFolders');
     expectStatus(response, 200);
     expect(rateHeaders(response)).toMatchObject({ limit, remaining: String(Number(limit) - 1) });
@@ -152,21 +148,21 @@ describe('per user', () => {
   });
 
   it('leaves an unlimited override uncounted and without headers', async () => {
-    const org = await server.newOrg({ plan: 'enterprise', limits: { rate_limit: null } });
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { rate_limit: null } });
     const responses = await repeat(5, () => org.api.call('listFolders'));
     for (const response of responses) expect(rateHeaders(expectResponse(response, 200)).limit).toBeNull();
   });
 });
 
 /** expectStatus, answering the response for its headers. */
-function expectResponse(response: ApiResponse, status: number): ApiResponse {
+function expectResponse<Id extends OperationId>(response: ApiResponse<Id>, status: DeclaredStatus<Id>) {
   expectStatus(response, status);
   return response;
 }
 
 /** A public route called from one client address; the first calls may answer anything but 429. */
 function from(ip: string, operationId: OperationId, options: CallOptions = {}) {
-  return server.anonymous.call(operationId, { ...options, headers: { 'x-forwarded-for': ip } });
+  return t.server.anonymous.call(operationId, { ...options, headers: { 'x-forwarded-for': ip } });
 }
 
 async function expectPasses(ip: string, operationIds: OperationId[]) {

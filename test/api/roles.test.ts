@@ -4,13 +4,13 @@
  * role below it gets 403. Routes still answering 501 are skipped until they are built.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../contract';
 import { listRoutes } from '../../server/routes';
 import type { ApiClient, CallOptions } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
 /** The least role each authenticated route needs (DESIGN.md, Roles). */
 const LEAST_ROLE: Record<string, Role> = {
@@ -93,16 +93,12 @@ const LEAST_ROLE: Record<string, Role> = {
 const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
 const ROLES: Role[] = ['viewer', 'editor', 'admin'];
 
-let server: TestServer;
-let org: TestOrg;
+const t = useTestServer({}, { plan: 'enterprise' });
 const members = {} as Record<Role, ApiClient>;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await server.newOrg({ plan: 'enterprise' });
-  for (const role of ROLES) members[role] = (await org.member(role)).api;
+  for (const role of ROLES) members[role] = (await t.org.member(role)).api;
 });
-afterAll(() => server?.close());
 
 const authenticated = listRoutes().filter(
   (r) => r.route.metadata && (r.route.metadata as { access: string }).access !== 'public',
@@ -129,7 +125,7 @@ describe('the role matrix', () => {
     it.each(implemented.map((r) => r.id))(`%s with the ${role} role`, async (id) => {
       const route = implemented.find((r) => r.id === id)!.route;
       // Deleting one's account really deletes it: give that route a member of its own.
-      const api = id === 'deleteAccount' ? (await org.member(role)).api : members[role];
+      const api = id === 'deleteAccount' ? (await t.org.member(role)).api : members[role];
       const response = await api.call(id, request(id, route.path));
       if (RANK[role] >= RANK[LEAST_ROLE[id]]) {
         expect([401, 403], `${id} as ${role}: ${response.text}`).not.toContain(response.status);

@@ -4,32 +4,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import { startSmtpServer } from '../fixtures/smtp';
 import { type ApiResponse, clientIp } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
+import type { TestServer } from '../support/server';
 
 const APP_URL = 'http://app.test';
 const MINUTE = 60_000;
 
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-let server: TestServer;
 /** The service's clock: real time, or a fixed instant while a test holds it. */
 let frozen: Date | null = null;
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  server = await startTestServer({
-    config: { smtpUrl: smtp.url, appUrl: APP_URL },
-    now: () => frozen ?? new Date(),
-  });
 });
-afterAll(async () => {
-  await server?.close();
-  await smtp?.close();
-});
+afterAll(() => smtp?.close());
+const t = useTestServer(
+  () => ({ config: { smtpUrl: smtp.url, appUrl: APP_URL }, now: () => frozen ?? new Date() }),
+  false,
+);
 
 const newEmail = () => `signin-${randomUUID()}@example.test`;
 
-async function sendLink(email: string, target: TestServer = server): Promise<ApiResponse> {
+async function sendLink(email: string, target: TestServer = t.server): Promise<ApiResponse<'sendMagicLink'>> {
   return target.anonymous.call('sendMagicLink', { body: { email }, headers: { 'x-forwarded-for': clientIp() } });
 }
 
@@ -45,7 +42,7 @@ async function linkFor(email: string): Promise<string> {
   return mailedToken(email);
 }
 
-async function verify(token: string, cookie?: string, target: TestServer = server): Promise<ApiResponse> {
+async function verify(token: string, cookie?: string, target: TestServer = t.server) {
   const headers: Record<string, string> = { 'x-forwarded-for': clientIp() };
   if (cookie) headers.cookie = `service_session=${cookie}`;
   const response = await target.anonymous.call('verifyMagicLink', { query: { token }, headers });
@@ -58,7 +55,7 @@ const sessionCookieOf = (response: ApiResponse) =>
 const sessionOf = (response: ApiResponse) => /^service_session=([^;]*)/.exec(sessionCookieOf(response) ?? '')?.[1];
 
 async function me(session: string) {
-  return server.anonymous.call('getCurrentUser', { as: { session } });
+  return t.server.anonymous.call('getCurrentUser', { as: { session } });
 }
 
 describe('POST /auth/send-link', () => {
@@ -70,7 +67,7 @@ describe('POST /auth/send-link', () => {
   });
 
   it('answers the same for a known and an unknown address', async () => {
-    const known = await server.newOrg();
+    const known = await t.server.newOrg();
     const a = expectStatus(await sendLink(known.email), 200);
     const b = expectStatus(await sendLink(newEmail()), 200);
     expect(a).toEqual(b);
@@ -80,7 +77,7 @@ describe('POST /auth/send-link', () => {
     const email = newEmail();
     const token = await linkFor(email);
     const rows = rowsOf<Record<string, unknown>>(
-      await server.database.db.execute(sql`SELECT * FROM magic_links WHERE email = ${email}`),
+      await t.server.database.db.execute(sql`SELECT * FROM magic_links WHERE email = ${email}`),
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).toBe(createHash('sha256').update(token).digest('hex'));
@@ -119,7 +116,7 @@ describe('POST /auth/send-link', () => {
   });
 
   it('refuses a body that is not JSON (415)', async () => {
-    const response = await server.anonymous.call('sendMagicLink', {
+    const response = await t.server.anonymous.call('sendMagicLink', {
       rawBody: 'email=a@example.test',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': clientIp() },
     });
@@ -127,7 +124,7 @@ describe('POST /auth/send-link', () => {
   });
 
   it('refuses a body over 1 MB (413)', async () => {
-    const response = await server.anonymous.call('sendMagicLink', {
+    const response = await t.server.anonymous.call('sendMagicLink', {
       rawBody: JSON.stringify({ email: `${'a'.repeat(1024 * 1024)}@example.test` }),
       headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp() },
     });
@@ -150,7 +147,7 @@ describe('GET /auth/verify', () => {
   });
 
   it('signs a returning address into its existing user and organisation', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const response = await verify(await linkFor(org.email));
     const body = expectStatus(await me(sessionOf(response) ?? ''), 200);
     expect(body.user.id).toBe(org.userId);
@@ -185,7 +182,7 @@ describe('GET /auth/verify', () => {
   });
 
   it('answers 400 without a token', async () => {
-    const response = await server.anonymous.call('verifyMagicLink', { headers: { 'x-forwarded-for': clientIp() } });
+    const response = await t.server.anonymous.call('verifyMagicLink', { headers: { 'x-forwarded-for': clientIp() } });
     expect(expectStatus(response, 400).error).toContain('token');
   });
 
@@ -207,7 +204,7 @@ describe('GET /auth/verify', () => {
     expect(locations.filter((l) => l === APP_URL)).toHaveLength(1);
     expect(locations.filter((l) => l === `${APP_URL}/login?error=invalid_link`)).toHaveLength(7);
     const sessions = rowsOf(
-      await server.database.db.execute(
+      await t.server.database.db.execute(
         sql`SELECT s.id FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ${email}`,
       ),
     );
@@ -229,19 +226,16 @@ describe('GET /auth/verify', () => {
 });
 
 describe('behind https', () => {
-  let secure: TestServer;
-  beforeAll(async () => {
-    secure = await startTestServer({
-      config: { smtpUrl: smtp.url, appUrl: APP_URL, publicUrl: 'https://ipam.example' },
-    });
-  });
-  afterAll(() => secure?.close());
+  const secure = useTestServer(
+    () => ({ config: { smtpUrl: smtp.url, appUrl: APP_URL, publicUrl: 'https://ipam.example' } }),
+    false,
+  );
 
   it('mails https links and marks the session cookie Secure', async () => {
     const email = newEmail();
-    expectStatus(await sendLink(email, secure), 200);
+    expectStatus(await sendLink(email, secure.server), 200);
     expect(smtp.lastTo(email)).toContain('https://ipam.example/api/v1/auth/verify?token=');
-    const response = await verify(mailedToken(email), undefined, secure);
+    const response = await verify(mailedToken(email), undefined, secure.server);
     expect(sessionCookieOf(response)).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
   });
 });
@@ -250,7 +244,7 @@ describe('a session from sign-in, end to end', () => {
   it('signs in by emailed link, writes with the CSRF header only, logs out, and the cookie is dead', async () => {
     const email = newEmail();
     const session = sessionOf(await verify(await linkFor(email))) ?? '';
-    const web = server.anonymous.as({ session });
+    const web = t.server.anonymous.as({ session });
 
     expectStatus(await web.call('createFolder', { body: { name: 'from-the-browser' } }), 201);
     const refused = await web.call('createFolder', { as: { session, csrf: false }, body: { name: 'forged' } });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
 import { createSubnet, useTestServer } from '../support/factories';
-import { expectStatus } from '../support/observed';
+import { expectStatus, type ResponseBody } from '../support/observed';
 
 const t = useTestServer();
 
@@ -12,12 +12,12 @@ const vrf = async (name: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createVrf', { body: { name } }), 201);
 
 describe('overlaps report', () => {
-  const overlaps = async (api: ApiClient) => expectStatus<any[]>(await api.call('listSubnetOverlaps'), 200);
+  const overlaps = async (api: ApiClient) => expectStatus(await api.call('listSubnetOverlaps'), 200);
   /** Pairs as sorted "network[@vrf]" strings with their type, independent of which side comes first. */
-  const pairs = (report: any[]) =>
+  const pairs = (report: ResponseBody<'listSubnetOverlaps', 200>) =>
     report
       .map((p) => {
-        const side = (s: any) => `${s.network}${'vrf_name' in s ? `@${s.vrf_name}` : ''}`;
+        const side = (s: (typeof p)['subnet_a']) => `${s.network}${'vrf_name' in s ? `@${s.vrf_name}` : ''}`;
         return `${[side(p.subnet_a), side(p.subnet_b)].sort().join(' ')} ${p.type}`;
       })
       .sort();

@@ -1,18 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
-import { useTestServer } from '../support/factories';
+import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useTestServer();
 
 type Body = Record<string, unknown>;
-type Error = { error: string; code: string };
 
 /** Creates a subnet; with a VRF elsewhere in range the answer carries warnings, so unwrap it. */
-const create = async (network: string, extra: Body = {}, api: ApiClient = t.org.api) => {
-  const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
-  return 'warnings' in body ? body.subnet : body;
-};
+const create = (network: string, extra: Body = {}, api: ApiClient = t.org.api) => createSubnet(api, network, extra);
 const get = async (id: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('getSubnet', { params: { id } }), 200);
 const address = async (subnetId: string, ip: string, api: ApiClient = t.org.api) =>
@@ -20,10 +16,9 @@ const address = async (subnetId: string, ip: string, api: ApiClient = t.org.api)
 const split = (id: string, parts: number, api: ApiClient = t.org.api) =>
   api.call('splitSubnet', { params: { id }, body: { parts } });
 const splitOk = async (id: string, parts: number, api: ApiClient = t.org.api) =>
-  expectStatus<{ id: string; network: string }[]>(await split(id, parts, api), 200);
-type FirstFree = { ip: string | null; message?: string };
+  expectStatus(await split(id, parts, api), 200);
 const firstFree = async (id: string, api: ApiClient = t.org.api) =>
-  expectStatus<FirstFree>(await api.call('getSubnetFirstFreeIp', { params: { id } }), 200);
+  expectStatus(await api.call('getSubnetFirstFreeIp', { params: { id } }), 200);
 const freeBlocks = (id: string, query: Record<string, number>, api: ApiClient = t.org.api) =>
   api.call('getSubnetFreeBlocks', { params: { id }, query });
 const parentOf = async (id: string, api: ApiClient = t.org.api) => (await get(id, api)).parent_id;
@@ -48,6 +43,7 @@ describe('spaces', () => {
     const own = await t.server.newOrg();
     const theirs = await create('10.0.0.0/16', { vrf_id: (await vrf('cust', own.api)).id, name: 'core' }, own.api);
     const body = expectStatus(await own.api.call('createSubnet', { body: { network: '10.0.1.0/24' } }), 201);
+    assert('subnet' in body, 'the subnet with overlap warnings');
     expect(body.subnet).toMatchObject({ network: '10.0.1.0/24', vrf_id: null });
     expect(body.warnings).toEqual([{ id: theirs.id, network: '10.0.0.0/16', name: 'core', vrf_name: 'cust' }]);
   });
@@ -65,7 +61,7 @@ describe('spaces', () => {
     const own = await t.server.newOrg();
     await create('10.0.0.0/24', { vrf_id: (await vrf('taken', own.api)).id }, own.api);
     const global = await create('10.0.0.0/24', {}, own.api);
-    const error = expectStatus<Error>(await patch(global.id, { vrf: 'taken' }, own.api), 400);
+    const error = expectStatus(await patch(global.id, { vrf: 'taken' }, own.api), 400);
     expect(error).toMatchObject({ code: 'duplicate', error: expect.stringContaining('10.0.0.0/24') });
   });
 
@@ -95,7 +91,7 @@ describe('spaces', () => {
     await address(container.id, '10.67.1.7');
     const moving = await create('10.67.1.0/24', { vrf_id: (await vrf('clash')).id });
     await address(moving.id, '10.67.1.7');
-    const error = expectStatus<Error>(await patch(moving.id, { vrf: '' }), 400);
+    const error = expectStatus(await patch(moving.id, { vrf: '' }), 400);
     expect(error).toMatchObject({ code: 'duplicate', error: expect.stringMatching(/^vrf: .*global space/) });
   });
 });
@@ -163,7 +159,7 @@ describe('split', () => {
   it('refuses a split whose part equals an existing child (400 duplicate)', async () => {
     const subnet = await create('10.7.0.0/24');
     await create('10.7.0.64/26');
-    const error = expectStatus<Error>(await split(subnet.id, 4), 400);
+    const error = expectStatus(await split(subnet.id, 4), 400);
     expect(error).toMatchObject({ code: 'duplicate', error: expect.stringContaining('10.7.0.64/26') });
     await get(subnet.id);
   });
@@ -172,13 +168,13 @@ describe('split', () => {
     const subnet = await create('10.8.0.0/16');
     await create('10.8.0.0/17');
     await create('10.8.0.0/18');
-    const error = expectStatus<Error>(await split(subnet.id, 4), 400);
+    const error = expectStatus(await split(subnet.id, 4), 400);
     expect(error).toMatchObject({ code: 'duplicate', error: expect.stringContaining('10.8.0.0/18') });
   });
 
   it.each([1, 3, 2048])('refuses %i parts, naming the field', async (parts) => {
     const subnet = await create(`10.9.${parts % 256}.0/24`);
-    expect(expectStatus<Error>(await split(subnet.id, parts), 400).error).toMatch(/^parts: /);
+    expect(expectStatus(await split(subnet.id, parts), 400).error).toMatch(/^parts: /);
   });
 
   it.each([
@@ -186,7 +182,7 @@ describe('split', () => {
     ['10.10.1.0/24', 1024],
   ])('refuses to split %s into %i (the prefix would not exist)', async (network, parts) => {
     const subnet = await create(network);
-    expect(expectStatus<Error>(await split(subnet.id, parts), 400).error).toMatch(/^parts: /);
+    expect(expectStatus(await split(subnet.id, parts), 400).error).toMatch(/^parts: /);
   });
 
   it('splits an IPv6 /120 into 256 single addresses', async () => {
@@ -202,8 +198,8 @@ describe('split', () => {
       const { id } = await create(`10.${i}.0.0/24`, {}, own.api);
       const [s, d] = await Promise.all([split(id, 2, own.api), own.api.call('deleteSubnet', { params: { id } })]);
       const outcome = `${s.status}/${d.status}`;
-      expectStatus(s, s.status);
-      expectStatus(d, d.status);
+      expectStatus(s, s.status === 200 ? 200 : 404);
+      expectStatus(d, d.status === 204 ? 204 : 404);
       expect(['200/404', '404/204']).toContain(outcome);
     }
   });
@@ -211,7 +207,7 @@ describe('split', () => {
   it('refuses a split that would pass the subnet limit (402)', async () => {
     const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { subnets: 4 } });
     const subnet = await create('10.0.0.0/24', {}, enterprise.api);
-    expect(expectStatus<Error>(await split(subnet.id, 8, enterprise.api), 402).code).toBe('plan_limit');
+    expect(expectStatus(await split(subnet.id, 8, enterprise.api), 402).code).toBe('plan_limit');
     expect(await splitOk(subnet.id, 4, enterprise.api)).toHaveLength(4);
   });
 });
@@ -339,6 +335,6 @@ describe('free blocks', () => {
     ['a missing prefix', '10.45.0.0/16', {}, /^prefix: /],
   ])('refuses %s, naming the field', async (_, network, query, message) => {
     const subnet = await create(network);
-    expect(expectStatus<Error>(await freeBlocks(subnet.id, query), 400).error).toMatch(message);
+    expect(expectStatus(await freeBlocks(subnet.id, query), 400).error).toMatch(message);
   });
 });

@@ -1,12 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
 import { useTestServer } from '../support/factories';
-import { expectStatus } from '../support/observed';
+import { expectStatus, type ResponseBody } from '../support/observed';
 
 const t = useTestServer();
 
 type Body = Record<string, unknown>;
-type Error = { error: string; code: string };
+type Subnet = ResponseBody<'getSubnet', 200>;
 let nextNetwork = 0;
 /** A /24 no other test of this file uses. */
 const fresh = () => `10.200.${nextNetwork++}.0/24`;
@@ -14,17 +14,17 @@ const fresh = () => `10.200.${nextNetwork++}.0/24`;
 /** Creates a subnet that meets nothing in another VRF, so the answer is the plain subnet. */
 const create = async (network: string, extra: Body = {}, api: ApiClient = t.org.api) => {
   const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
-  expect(body).not.toHaveProperty('warnings');
+  assert(!('warnings' in body), 'a plain subnet, without warnings');
   return body;
 };
-const refusedCreate = async (body: Body, status = 400, api: ApiClient = t.org.api) =>
-  expectStatus<Error>(await api.call('createSubnet', { body }), status);
+const refusedCreate = async (body: Body, status: 400 | 402 = 400, api: ApiClient = t.org.api) =>
+  expectStatus(await api.call('createSubnet', { body }), status);
 const get = async (id: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('getSubnet', { params: { id } }), 200);
 const patch = (id: string, body: Body, api: ApiClient = t.org.api) =>
   api.call('updateSubnet', { params: { id }, body });
 const list = async (api: ApiClient = t.org.api, query?: Record<string, string>) =>
-  expectStatus<any[]>(await api.call('listSubnets', { query }), 200);
+  expectStatus(await api.call('listSubnets', { query }), 200);
 const address = async (subnetId: string, ip: string, api: ApiClient = t.org.api) =>
   expectStatus(await api.call('createAddress', { params: { id: subnetId }, body: { ip } }), 201);
 const make = async (resource: 'Vlan' | 'Vrf' | 'Location' | 'Folder', body: Body, api: ApiClient = t.org.api) =>
@@ -93,7 +93,7 @@ describe('create, get, list', () => {
   });
 
   it('refuses a folder filter that is not a UUID, naming it', async () => {
-    const error = expectStatus<Error>(await t.org.api.call('listSubnets', { query: { folder_id: 'x' } }), 400);
+    const error = expectStatus(await t.org.api.call('listSubnets', { query: { folder_id: 'x' } }), 400);
     expect(error.error).toMatch(/^folder_id: /);
   });
 
@@ -147,10 +147,7 @@ describe('hierarchy', () => {
     const kids = [await create('2001:db8:1::/48', {}, own.api), await create('2001:db8:2::/48', {}, own.api)];
     const top = await create('2001:db8::/32', {}, own.api);
     for (const kid of kids) expect((await get(kid.id, own.api)).parent_id).toBe(top.id);
-    expect((await get(top.id, own.api)).children.map((c: any) => c.network)).toEqual([
-      '2001:db8:1::/48',
-      '2001:db8:2::/48',
-    ]);
+    expect((await get(top.id, own.api)).children.map((c) => c.network)).toEqual(['2001:db8:1::/48', '2001:db8:2::/48']);
   });
 });
 
@@ -177,6 +174,7 @@ describe('spaces and duplicates', () => {
     const own = await t.server.newOrg();
     await create('10.0.0.0/8', { vrf_id: (await make('Vrf', { name: 'red' }, own.api)).id }, own.api);
     const global = expectStatus(await own.api.call('createSubnet', { body: { network: '10.1.0.0/16' } }), 201);
+    assert('subnet' in global, 'the subnet with overlap warnings');
     expect(global.subnet).not.toHaveProperty('parent_id');
   });
 
@@ -197,7 +195,7 @@ describe('PATCH', () => {
 
   it('refuses a change of network', async () => {
     const created = await create('10.61.0.0/24');
-    const error = expectStatus<Error>(await patch(created.id, { network: '10.61.1.0/24' }), 400);
+    const error = expectStatus(await patch(created.id, { network: '10.61.1.0/24' }), 400);
     expect(error.error).toContain('network');
   });
 
@@ -213,7 +211,7 @@ describe('PATCH', () => {
     const created = await create('10.0.0.0/24', {}, own.api);
     const updated = expectStatus(await patch(created.id, { vlan: '120' }, own.api), 200);
     expect(updated.vlan_number).toBe(120);
-    const vlans = expectStatus<any[]>(await own.api.call('listVlans'), 200);
+    const vlans = expectStatus(await own.api.call('listVlans'), 200);
     expect(vlans).toMatchObject([{ id: updated.vlan_id, vlan_number: 120, subnet_count: 1 }]);
   });
 
@@ -227,12 +225,12 @@ describe('PATCH', () => {
 
   it.each(['0', '4095', 'x', '012'])('refuses vlan "%s", naming the field', async (vlan) => {
     const created = await create(fresh());
-    expect(expectStatus<Error>(await patch(created.id, { vlan }), 400).error).toMatch(/^vlan: /);
+    expect(expectStatus(await patch(created.id, { vlan }), 400).error).toMatch(/^vlan: /);
   });
 
   it('refuses an IPv6 gateway on an IPv4 subnet, naming gateway', async () => {
     const created = await create('10.66.0.0/24');
-    expect(expectStatus<Error>(await patch(created.id, { gateway: '2001:db8::1' }), 400).error).toMatch(/^gateway: /);
+    expect(expectStatus(await patch(created.id, { gateway: '2001:db8::1' }), 400).error).toMatch(/^gateway: /);
   });
 
   it('refuses a gateway outside the subnet', async () => {
@@ -242,9 +240,7 @@ describe('PATCH', () => {
 
   it('refuses a DNS t.server of the wrong family, naming the field', async () => {
     const created = await create('2001:db8:66::/48');
-    expect(expectStatus<Error>(await patch(created.id, { dns_primary: '10.0.0.53' }), 400).error).toMatch(
-      /^dns_primary: /,
-    );
+    expect(expectStatus(await patch(created.id, { dns_primary: '10.0.0.53' }), 400).error).toMatch(/^dns_primary: /);
   });
 
   it('clears gateway and DNS servers with null', async () => {
@@ -257,7 +253,7 @@ describe('PATCH', () => {
     const free = await t.server.newOrg({ plan: 'free' });
     for (let n = 1; n <= 10; n++) await make('Vlan', { vlan_number: n }, free.web);
     const created = await create('10.0.0.0/24', {}, free.web);
-    const error = expectStatus<Error>(await patch(created.id, { vlan: '11' }, free.web), 402);
+    const error = expectStatus(await patch(created.id, { vlan: '11' }, free.web), 402);
     expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('10 VLANs') });
     expect(expectStatus(await patch(created.id, { vlan: '10' }, free.web), 200).vlan_number).toBe(10);
   });
@@ -266,7 +262,7 @@ describe('PATCH', () => {
     const free = await t.server.newOrg({ plan: 'free' });
     for (let n = 1; n <= 5; n++) await make('Vrf', { name: `v${n}` }, free.web);
     const created = await create('10.0.0.0/24', {}, free.web);
-    const error = expectStatus<Error>(await patch(created.id, { vrf: 'v6' }, free.web), 402);
+    const error = expectStatus(await patch(created.id, { vrf: 'v6' }, free.web), 402);
     expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('5 VRFs') });
     expect((await get(created.id, free.web)).vrf_id).toBeNull();
   });
@@ -287,7 +283,7 @@ describe('DELETE', () => {
   it('refuses to delete a VRF that subnets use (400 in_use)', async () => {
     const vrf = await make('Vrf', { name: 'busy' });
     await create('10.71.0.0/24', { vrf_id: vrf.id });
-    const error = expectStatus<Error>(await t.org.api.call('deleteVrf', { params: { id: vrf.id } }), 400);
+    const error = expectStatus(await t.org.api.call('deleteVrf', { params: { id: vrf.id } }), 400);
     expect(error.code).toBe('in_use');
   });
 });
@@ -328,7 +324,11 @@ describe('utilization', () => {
     const child = await create('10.0.0.0/26', {}, own.api);
     for (const ip of ['10.0.0.100', '10.0.0.101']) await address(parent.id, ip, own.api);
     for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) await address(child.id, ip, own.api);
-    const figures = (s: any) => [s.used_count, s.total_count, s.utilization];
+    const figures = (s: Pick<Subnet, 'used_count' | 'total_count' | 'utilization'>) => [
+      s.used_count,
+      s.total_count,
+      s.utilization,
+    ];
     expect((await list(own.api)).map(figures)).toEqual([
       [5, 254, 5 / 254],
       [3, 62, 3 / 62],

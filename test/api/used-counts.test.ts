@@ -4,15 +4,11 @@
  * it (an untracked subnet and everything under it count in no ancestor's figures).
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestServer } from '../support/server';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer({}, false);
 
 /** A block of a /24 as [first offset, host bits]. */
 type Block = [number, number];
@@ -36,14 +32,14 @@ describe('used counts against a model', () => {
   it('agree for every subnet of random trees with untracked subnets at any depth', async () => {
     await fc.assert(
       fc.asyncProperty(tree, async ({ blocks, untracked, addresses }) => {
-        const org = await server.newOrg({ plan: 'enterprise' });
+        const org = await t.server.newOrg({ plan: 'enterprise' });
         const root: Block = [0, 8];
         const all: Block[] = [root, ...blocks.filter((b) => b[1] < 8)];
         const tracked = (i: number) => i === 0 || !untracked[i];
         const ids: string[] = [];
         for (const [i, [start, bits]] of all.entries()) {
-          const body = { network: `10.20.0.${start}/${32 - bits}`, is_pool: true, tracked: tracked(i) };
-          ids.push(expectStatus(await org.api.call('createSubnet', { body }), 201).id);
+          const network = `10.20.0.${start}/${32 - bits}`;
+          ids.push((await createSubnet(org.api, network, { is_pool: true, tracked: tracked(i) })).id);
         }
         // Each address goes to the smallest subnet holding it.
         const owner = (offset: number) =>
@@ -61,7 +57,7 @@ describe('used counts against a model', () => {
           addresses.filter(
             (a) => inside(a, s) && !all.some((u, j) => !tracked(j) && strictlyInside(u, s) && inside(a, u)),
           ).length;
-        const listed = expectStatus(await org.api.call('listSubnets'), 200) as { id: string; used_count?: number }[];
+        const listed = expectStatus(await org.api.call('listSubnets'), 200);
         for (const [i, block] of all.entries()) {
           const one = expectStatus(await org.api.call('getSubnet', { params: { id: ids[i] } }), 200);
           const usage = expectStatus(await org.api.call('getSubnetUsage', { params: { id: ids[i] } }), 200);

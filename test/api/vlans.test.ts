@@ -14,8 +14,7 @@ const createLocation = async (name: string, api: ApiClient = t.org.api) =>
 const getVlan = (id: string, api: ApiClient = t.org.api) => api.call('getVlan', { params: { id } });
 const updateVlan = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateVlan', { params: { id }, body });
-const listVlans = async (api: ApiClient = t.org.api) =>
-  expectStatus<{ vlan_number: number; subnet_count: number }[]>(await api.call('listVlans'), 200);
+const listVlans = async (api: ApiClient = t.org.api) => expectStatus(await api.call('listVlans'), 200);
 const query = async <T>(statement: SQL) =>
   ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, vlanId: string | null, network: string) =>
@@ -23,7 +22,7 @@ const insertSubnet = (orgId: string, vlanId: string | null, network: string) =>
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await t.org.api.call('createVlan', { body }), 400);
+  expectStatus(await t.org.api.call('createVlan', { body }), 400);
 
 describe('VLANs', () => {
   it('creates a VLAN with defaults for the optional fields', async () => {

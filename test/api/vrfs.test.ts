@@ -12,8 +12,7 @@ const getVrf = (id: string, api: ApiClient = t.org.api) => api.call('getVrf', { 
 const updateVrf = (id: string, body: Record<string, unknown>, api: ApiClient = t.org.api) =>
   api.call('updateVrf', { params: { id }, body });
 const deleteVrf = (id: string, api: ApiClient = t.org.api) => api.call('deleteVrf', { params: { id } });
-const listVrfs = async (api: ApiClient = t.org.api) =>
-  expectStatus<{ name: string; subnet_count: number }[]>(await api.call('listVrfs'), 200);
+const listVrfs = async (api: ApiClient = t.org.api) => expectStatus(await api.call('listVrfs'), 200);
 const query = async <T>(statement: SQL) =>
   ((await t.server.database.db.execute(statement)) as unknown as { rows: T[] }).rows;
 const insertSubnet = (orgId: string, vrfId: string | null, network: string) =>
@@ -21,7 +20,7 @@ const insertSubnet = (orgId: string, vrfId: string | null, network: string) =>
 
 /** Answers the 400 error for a create body, checking its status and schema. */
 const refusedCreate = async (body: Record<string, unknown>) =>
-  expectStatus<{ error: string; code: string }>(await t.org.api.call('createVrf', { body }), 400);
+  expectStatus(await t.org.api.call('createVrf', { body }), 400);
 
 describe('VRFs', () => {
   it('creates a VRF with defaults for the optional fields', async () => {

@@ -12,7 +12,8 @@ import type { OperationId } from '../../contract/routes';
 import { openDatabase } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
-import { expectStatus } from '../support/observed';
+import { createSubnet } from '../support/factories';
+import { type DeclaredStatus, expectStatus } from '../support/observed';
 import { startServerProcess } from '../support/process';
 import type { TestOrg } from '../support/server';
 import { ALLOW, type Harness, received, startHarness, subscribe, verifyAt } from '../support/webhook-events';
@@ -24,8 +25,12 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 type Body = Record<string, unknown>;
-const ok = async (org: TestOrg, operationId: OperationId, status: number, options: Body = {}) =>
-  expectStatus<Body & { id: string }>(await org.api.call(operationId, options), status);
+const ok = async <Id extends OperationId, S extends DeclaredStatus<Id>>(
+  org: TestOrg,
+  operationId: Id,
+  status: S,
+  options: Body = {},
+) => expectStatus(await org.api.call(operationId, options), status);
 
 /** The (type, resource id, changes) of what a subscription received, in order. */
 const summary = (events: ReturnType<typeof received>) => events.map((e) => [e.type, e.data.id, e.data.changes]);
@@ -36,9 +41,10 @@ describe('events for every change of the IPAM resources', () => {
     { kind: 'vlan', create: { vlan_number: 120 }, update: { name: 'servers' }, changed: { name: ['', 'servers'] } },
     { kind: 'vrf', create: { name: 'blue' }, update: { rd: '65000:2' }, changed: { rd: ['', '65000:2'] } },
     { kind: 'location', create: { name: 'B1' }, update: { address: 'x' }, changed: { address: ['', 'x'] } },
-  ];
-  /** createFolder, updateVlan …: built from the kind, so checked when called. */
-  const op = (verb: string, kind: string) => `${verb}${kind[0].toUpperCase()}${kind.slice(1)}` as OperationId;
+  ] as const;
+  /** createFolder, updateVlan …: built from the kind (the compiler checks they are operations). */
+  const op = <V extends string, K extends string>(verb: V, kind: K) =>
+    `${verb}${kind[0].toUpperCase()}${kind.slice(1)}` as `${V}${Capitalize<K>}`;
 
   it.each(kinds)('sends the $kind events: created, updated and deleted, with the changes', async (k) => {
     const org = await h.org();
@@ -78,7 +84,7 @@ describe('events for every change of the IPAM resources', () => {
   it('sends subnet.created, .updated and .deleted', async () => {
     const org = await h.org();
     const sub = await subscribe(h, org);
-    const subnet = await ok(org, 'createSubnet', 201, { body: { network: '10.1.0.0/24' } });
+    const subnet = await createSubnet(org.api, '10.1.0.0/24');
     await ok(org, 'updateSubnet', 200, { params: { id: subnet.id }, body: { name: 'lan' } });
     await ok(org, 'deleteSubnet', 204, { params: { id: subnet.id } });
     await h.worker.runOnce();
@@ -90,7 +96,7 @@ describe('events for every change of the IPAM resources', () => {
 
   it('sends address.created, .updated and .deleted', async () => {
     const org = await h.org();
-    const subnet = await ok(org, 'createSubnet', 201, { body: { network: '10.2.0.0/24' } });
+    const subnet = await createSubnet(org.api, '10.2.0.0/24');
     const sub = await subscribe(h, org);
     const address = await ok(org, 'createAddress', 201, { params: { id: subnet.id }, body: { ip: '10.2.0.5' } });
     await ok(org, 'updateAddress', 200, { params: { id: address.id }, body: { status: 'reserved' } });
@@ -106,7 +112,7 @@ describe('events for every change of the IPAM resources', () => {
 
   it('sends subnet.split with the original network and the parts', async () => {
     const org = await h.org();
-    const original = await ok(org, 'createSubnet', 201, { body: { network: '10.3.0.0/24' } });
+    const original = await createSubnet(org.api, '10.3.0.0/24');
     const sub = await subscribe(h, org);
     await ok(org, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 2 } });
     await h.worker.runOnce();
@@ -123,7 +129,7 @@ describe('events for every change of the IPAM resources', () => {
 
   it('sends one event per address of a batch create, update and delete', async () => {
     const org = await h.org();
-    const subnet = await ok(org, 'createSubnet', 201, { body: { network: '10.4.0.0/24' } });
+    const subnet = await createSubnet(org.api, '10.4.0.0/24');
     const sub = await subscribe(h, org);
     const ips = ['10.4.0.1', '10.4.0.2', '10.4.0.3'];
     await ok(org, 'batchCreateAddresses', 200, { params: { id: subnet.id }, body: { ips } });
@@ -145,8 +151,8 @@ describe('events for every change of the IPAM resources', () => {
 
   it('sends one subnet.deleted per subnet of a cascading delete, none per address', async () => {
     const org = await h.org();
-    const parent = await ok(org, 'createSubnet', 201, { body: { network: '10.5.0.0/16' } });
-    const child = await ok(org, 'createSubnet', 201, { body: { network: '10.5.1.0/24' } });
+    const parent = await createSubnet(org.api, '10.5.0.0/16');
+    const child = await createSubnet(org.api, '10.5.1.0/24');
     await ok(org, 'createAddress', 201, { params: { id: child.id }, body: { ip: '10.5.1.9' } });
     const sub = await subscribe(h, org);
     await ok(org, 'deleteSubnet', 204, { params: { id: parent.id } });
@@ -238,7 +244,7 @@ describe('signatures', () => {
     const { secret } = await ok(org, 'rotateWebhookSecret', 200, { params: { id: sub.id } });
     await h.worker.runOnce();
     const [request] = h.receiver.to(sub.path);
-    expect(verifyAt(secret as string, request, h.now())).toBeTruthy();
+    expect(verifyAt(secret, request, h.now())).toBeTruthy();
     expect(() => verifyAt(sub.secret, request, h.now())).toThrow();
   });
 });
@@ -257,7 +263,7 @@ describe('durability', () => {
       const api = new ApiClient(first.url, { key });
       const path = '/hook-durable';
       expectStatus(await api.call('createWebhook', { body: { url: h.receiver.url(path), event_types: [] } }), 201);
-      const folder = expectStatus<{ id: string }>(await api.call('createFolder', { body: { name: 'kept' } }), 201);
+      const folder = expectStatus(await api.call('createFolder', { body: { name: 'kept' } }), 201);
       await first.stop('SIGKILL');
       expect(h.receiver.to(path)).toEqual([]);
 

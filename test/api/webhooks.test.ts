@@ -11,26 +11,26 @@ import { rowsOf } from '../../server/db/connection';
 import { insertDelivery } from '../../server/modules/webhooks/deliveries.repo';
 import { closedPort, type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/receiver';
 import type { ApiClient } from '../support/client';
+import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { startTestServer, type TestOrg, type TestServer } from '../support/server';
+import type { TestOrg } from '../support/server';
 
-let server: TestServer;
 let receiver: Receiver;
-
 beforeAll(async () => {
   receiver = await startReceiver('127.0.0.1');
-  server = await startTestServer({
+});
+afterAll(() => receiver?.close());
+
+const t = useTestServer(
+  {
     config: { outboundAllowCidrs: ['127.0.0.1/32'] },
     // Only IP literals are used here; no name is ever resolved.
     resolveHost: async (host) => {
       throw new Error(`unexpected resolution of ${host}`);
     },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await receiver?.close();
-});
+  },
+  false,
+);
 
 /** A fresh path on the receiver, so each test sees only its own requests. */
 const hookPath = () => `/hook-${randomUUID()}`;
@@ -51,7 +51,7 @@ function verify(secret: string, request: ReceivedRequest) {
 }
 
 async function countDeliveries(webhookId: string): Promise<number> {
-  const result = await server.database.db.execute(
+  const result = await t.server.database.db.execute(
     sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${webhookId}`,
   );
   return rowsOf<{ n: number }>(result)[0].n;
@@ -59,14 +59,14 @@ async function countDeliveries(webhookId: string): Promise<number> {
 
 describe('creating webhooks', () => {
   it('answers the subscription with a whsec_ secret, active, all event types by default', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api, { description: 'CMDB sync' });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
     expect(created).toMatchObject({ description: 'CMDB sync', event_types: [], is_active: true });
   });
 
   it('keeps the event types asked for', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api, { event_types: ['subnet.created', 'subnet.split'] });
     expect((await get(org, created.id)).event_types).toEqual(['subnet.created', 'subnet.split']);
   });
@@ -75,14 +75,14 @@ describe('creating webhooks', () => {
     ['an unknown event type', ['subnet.exploded']],
     ['a repeated event type', ['vlan.created', 'vlan.created']],
   ])('refuses %s (400 naming event_types)', async (_, event_types) => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const body = { url: receiver.url(), event_types };
     const error = expectStatus(await org.api.call('createWebhook', { body }), 400);
     expect(error.error).toMatch(/^event_types/);
   });
 
   it('refuses plain http to an address outside OUTBOUND_ALLOW_CIDRS (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     // A public address: refused before any connection is made.
     const error = expectStatus(await org.api.call('createWebhook', { body: { url: 'http://8.8.8.8/hook' } }), 400);
     expect(error).toMatchObject({ code: 'validation' });
@@ -90,13 +90,13 @@ describe('creating webhooks', () => {
   });
 
   it('refuses a URL that is not http(s) (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const error = expectStatus(await org.api.call('createWebhook', { body: { url: 'ftp://127.0.0.1/x' } }), 400);
     expect(error.error).toMatch(/^url: /);
   });
 
   it('is for admins only (403 for an editor)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const editor = await org.member('editor');
     expectStatus(await editor.api.call('createWebhook', { body: { url: receiver.url() } }), 403);
     expectStatus(await editor.api.call('listWebhooks'), 403);
@@ -105,7 +105,7 @@ describe('creating webhooks', () => {
 
 describe('the secret', () => {
   it('is never in list or get responses', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const list = await org.api.call('listWebhooks');
     expect(expectStatus(list, 200).map((w: { id: string }) => w.id)).toEqual([created.id]);
@@ -117,7 +117,7 @@ describe('the secret', () => {
 
 describe('changing webhooks', () => {
   it('changes only the fields given', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api, { description: 'before', event_types: ['vrf.created'] });
     const body = { description: 'after', event_types: ['vrf.deleted'] };
     const updated = expectStatus(await org.api.call('updateWebhook', { params: { id: created.id }, body }), 200);
@@ -125,7 +125,7 @@ describe('changing webhooks', () => {
   });
 
   it('refuses a new URL that resolves to a refused address and keeps the old one (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const body = { url: 'https://10.0.0.1/hook' };
     const error = expectStatus(await org.api.call('updateWebhook', { params: { id: created.id }, body }), 400);
@@ -134,13 +134,13 @@ describe('changing webhooks', () => {
   });
 
   it('switches deliveries off and on; switching on resets failure_count', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const off = { is_active: false };
     expect(
       expectStatus(await org.api.call('updateWebhook', { params: { id: created.id }, body: off }), 200),
     ).toMatchObject(off);
-    await server.database.db.execute(sql`UPDATE webhooks SET failure_count = 50 WHERE id = ${created.id}`);
+    await t.server.database.db.execute(sql`UPDATE webhooks SET failure_count = 50 WHERE id = ${created.id}`);
     const on = expectStatus(
       await org.api.call('updateWebhook', { params: { id: created.id }, body: { is_active: true } }),
       200,
@@ -149,7 +149,7 @@ describe('changing webhooks', () => {
   });
 
   it('deletes the subscription and its delivery history', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     expectStatus(await ping(org, created.id), 200);
     expect(await countDeliveries(created.id)).toBe(1);
@@ -159,7 +159,7 @@ describe('changing webhooks', () => {
   });
 
   it('answers 404 for another organisation’s webhook on every route', async () => {
-    const [owner, stranger] = [await server.newOrg(), await server.newOrg()];
+    const [owner, stranger] = [await t.server.newOrg(), await t.server.newOrg()];
     const owned = await create(owner.api);
     const params = { id: owned.id };
     for (const operationId of [
@@ -180,7 +180,7 @@ describe('changing webhooks', () => {
 
 describe('plan webhook limit', () => {
   it('lets a free organisation hold 2 webhooks and refuses the 3rd (402)', async () => {
-    const org = await server.newOrg({ plan: 'free' });
+    const org = await t.server.newOrg({ plan: 'free' });
     await create(org.web);
     await create(org.web);
     const error = expectStatus(await org.web.call('createWebhook', { body: { url: receiver.url() } }), 402);
@@ -192,13 +192,13 @@ describe('plan webhook limit', () => {
     ['pro', 10],
     ['teams', 25],
   ] as const)('lets a %s organisation hold %i webhooks and refuses one more', async (plan, limit) => {
-    const org = await server.newOrg({ plan });
+    const org = await t.server.newOrg({ plan });
     for (let i = 0; i < limit; i++) await create(org.api);
     expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
   });
 
   it('follows an enterprise override of webhooks', async () => {
-    const org = await server.newOrg({ plan: 'enterprise', limits: { webhooks: 3 } });
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { webhooks: 3 } });
     for (let i = 0; i < 3; i++) await create(org.api);
     expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
   });
@@ -209,7 +209,7 @@ describe('deliveries', () => {
   async function seed(org: TestOrg, webhookId: string, n: number) {
     const start = Date.UTC(2030, 0, 1);
     for (let i = 0; i < n; i++) {
-      await insertDelivery(server.database.db, {
+      await insertDelivery(t.server.database.db, {
         orgId: org.orgId,
         webhookId,
         eventId: randomUUID(),
@@ -222,13 +222,10 @@ describe('deliveries', () => {
     }
   }
   const page = async (org: TestOrg, id: string, query: Record<string, number> = {}) =>
-    expectStatus<{ duration_ms: number }[]>(
-      await org.api.call('listWebhookDeliveries', { params: { id }, query }),
-      200,
-    );
+    expectStatus(await org.api.call('listWebhookDeliveries', { params: { id }, query }), 200);
 
   it('lists 50 by default, newest first', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const { id } = await create(org.api);
     await seed(org, id, 101);
     const deliveries = await page(org, id);
@@ -236,7 +233,7 @@ describe('deliveries', () => {
   });
 
   it('answers 100 with limit=100 and refuses limit=101 (400)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const { id } = await create(org.api);
     await seed(org, id, 101);
     expect(await page(org, id, { limit: 100 })).toHaveLength(100);
@@ -248,7 +245,7 @@ describe('deliveries', () => {
   });
 
   it('pages with offset', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const { id } = await create(org.api);
     await seed(org, id, 5);
     expect((await page(org, id, { limit: 2, offset: 2 })).map((d) => d.duration_ms)).toEqual([2, 1]);
@@ -258,7 +255,7 @@ describe('deliveries', () => {
 
 describe('the test endpoint', () => {
   it('sends a signed ping the standardwebhooks package verifies, and records it', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const result = expectStatus(await ping(org, created.id), 200);
     expect(result).toMatchObject({ event_type: 'ping', response_status: 200, attempt: 1 });
@@ -271,7 +268,7 @@ describe('the test endpoint', () => {
   });
 
   it('answers 502 when the endpoint answers 500, without echoing its body', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     receiver.on(pathOf(created.url), { status: 500, body: 'remote-internal-detail' });
     const response = await ping(org, created.id);
@@ -283,7 +280,7 @@ describe('the test endpoint', () => {
   });
 
   it('answers 502 when nothing listens on the port, recording no status', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api, { url: `http://127.0.0.1:${await closedPort()}/hook` });
     expect(expectStatus(await ping(org, created.id), 502).error).toContain('connection refused');
     const deliveries = expectStatus(await org.api.call('listWebhookDeliveries', { params: { id: created.id } }), 200);
@@ -291,7 +288,7 @@ describe('the test endpoint', () => {
   });
 
   it('does not follow a redirect (502)', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const landing = hookPath();
     receiver.on(pathOf(created.url), { redirect: receiver.url(landing), status: 307 });
@@ -301,7 +298,7 @@ describe('the test endpoint', () => {
   });
 
   it('pings a switched-off subscription too', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     expectStatus(await org.api.call('updateWebhook', { params: { id: created.id }, body: { is_active: false } }), 200);
     expectStatus(await ping(org, created.id), 200);
@@ -310,7 +307,7 @@ describe('the test endpoint', () => {
 
 describe('rotating the secret', () => {
   it('answers a new secret; the next ping verifies with it and not with the old one', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api);
     const { secret } = expectStatus(await org.api.call('rotateWebhookSecret', { params: { id: created.id } }), 200);
     expect(secret).toMatch(/^whsec_/);
@@ -324,7 +321,7 @@ describe('rotating the secret', () => {
 
 describe('activity', () => {
   it('records create, update, rotate_secret and delete, never with the secret', async () => {
-    const org = await server.newOrg();
+    const org = await t.server.newOrg();
     const created = await create(org.api, { description: 'audited' });
     const params = { id: created.id };
     expectStatus(await org.api.call('updateWebhook', { params, body: { description: 'changed' } }), 200);
@@ -332,15 +329,10 @@ describe('activity', () => {
     expectStatus(await org.api.call('deleteWebhook', { params }), 204);
     const response = await org.api.call('listActivity', { query: { resource_type: 'webhook' } });
     const { entries } = expectStatus(response, 200);
-    expect(entries.map((e: { action: string }) => e.action).sort()).toEqual([
-      'create',
-      'delete',
-      'rotate_secret',
-      'update',
-    ]);
-    expect(entries.every((e: { resource_id: string }) => e.resource_id === created.id)).toBe(true);
-    const update = entries.find((e: { action: string }) => e.action === 'update');
-    expect(update.changes).toEqual({ description: ['audited', 'changed'] });
+    expect(entries.map((e) => e.action).sort()).toEqual(['create', 'delete', 'rotate_secret', 'update']);
+    expect(entries.every((e) => e.resource_id === created.id)).toBe(true);
+    const update = entries.find((e) => e.action === 'update');
+    expect(update?.changes).toEqual({ description: ['audited', 'changed'] });
     for (const value of [created.secret, secret]) expect(response.text).not.toContain(value.slice(6));
   });
 });

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { OperationId } from '../../contract/routes';
 import { leaseSize } from '../../server/http/rate-limit';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient, type ApiResponse, clientIp } from '../support/client';
@@ -20,7 +21,11 @@ async function awayFromWindowEnd() {
 }
 
 /** `count` calls at once, alternating between the two processes. */
-function burst(count: number, call: (api: ApiClient) => Promise<ApiResponse>, apis: ApiClient[]) {
+function burst<Id extends OperationId>(
+  count: number,
+  call: (api: ApiClient) => Promise<ApiResponse<Id>>,
+  apis: ApiClient[],
+) {
   return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length])));
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { containsCidr, parseCidr } from '../../server/ipam';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
-import { useServerProcesses } from '../support/factories';
+import { createSubnet, subnetOf, useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useServerProcesses();
@@ -41,7 +41,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
 
   it('50 parallel creations of the same address give exactly one success', async () => {
     const apis = await clients();
-    const subnet = expectStatus(await apis[0].call('createSubnet', { body: { network: '10.60.0.0/24' } }), 201);
+    const subnet = await createSubnet(apis[0], '10.60.0.0/24');
     const statuses = await race(apis, 50, async (api) => {
       const response = await api.call('createAddress', { params: { id: subnet.id }, body: { ip: '10.60.0.7' } });
       return response.status;
@@ -62,10 +62,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
       return (await api.call('createSubnet', { body: { network: shuffled[i] } })).status;
     });
     expect(statuses.every((s) => s === 201)).toBe(true);
-    const list = expectStatus<{ id: string; network: string; parent_id?: string }[]>(
-      await apis[0].call('listSubnets'),
-      200,
-    );
+    const list = expectStatus(await apis[0].call('listSubnets'), 200);
     const cidrOf = (s: { network: string }) => parseCidr(s.network)!.cidr;
     for (const subnet of list) {
       const containers = list.filter((o) => o.id !== subnet.id && containsCidr(cidrOf(o), cidrOf(subnet)));
@@ -76,7 +73,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
 
   it('addresses created while a covering child subnet is created all end up in the child', async () => {
     const apis = await clients();
-    const parent = expectStatus(await apis[0].call('createSubnet', { body: { network: '10.70.0.0/16' } }), 201);
+    const parent = await createSubnet(apis[0], '10.70.0.0/16');
     const ips = Array.from({ length: 40 }, (_, i) => `10.70.1.${i + 1}`);
     const [child, ...created] = await Promise.all([
       new Promise((r) => setTimeout(r, 5)).then(() =>
@@ -84,9 +81,8 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
       ),
       ...ips.map((ip, i) => apis[i % 2].call('createAddress', { params: { id: parent.id }, body: { ip } })),
     ]);
-    const childId = expectStatus(child, 201).id;
-    const list = async (id: string) =>
-      expectStatus<unknown[]>(await apis[0].call('listSubnetAddresses', { params: { id } }), 200);
+    const childId = subnetOf(expectStatus(child, 201)).id;
+    const list = async (id: string) => expectStatus(await apis[0].call('listSubnetAddresses', { params: { id } }), 200);
     expect(await list(parent.id)).toEqual([]);
     expect(await list(childId)).toHaveLength(created.filter((r) => r.status === 201).length);
   });

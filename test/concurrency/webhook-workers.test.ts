@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/connection';
 import { createWebhookWorker, type WebhookWorker } from '../../server/modules/webhooks/events/worker';
+import { createSubnet } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { ALLOW, type Harness, startHarness, subscribe } from '../support/webhook-events';
 
@@ -63,10 +64,7 @@ async function race() {
 /** Three subscriptions and `count` events for each. */
 async function backlog(count: number) {
   const org = await h.org();
-  const subnet = expectStatus<{ id: string }>(
-    await org.api.call('createSubnet', { body: { network: '10.70.0.0/16' } }),
-    201,
-  );
+  const subnet = await createSubnet(org.api, '10.70.0.0/16');
   const subs = [await subscribe(h, org), await subscribe(h, org), await subscribe(h, org)];
   const ips = Array.from({ length: count }, (_, i) => `10.70.${Math.floor(i / 250)}.${(i % 250) + 1}`);
   expectStatus(await org.api.call('batchCreateAddresses', { params: { id: subnet.id }, body: { ips } }), 200);

@@ -2,8 +2,9 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/factories';
+import type { TestServer } from '../support/server';
 
 const examples = readdirSync('examples').filter((f) => /^\d\d-.+\.ts$/.test(f));
 
@@ -16,32 +17,24 @@ async function runExample(server: TestServer, file: string): Promise<string> {
 }
 
 describe('on a server that may deliver webhooks to loopback (OUTBOUND_ALLOW_CIDRS=127.0.0.1/32)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
-  });
-  afterAll(() => server?.close());
+  const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, false);
 
   it('there are the six examples of the issue', () => {
     expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06']);
   });
 
   it.each(examples)('examples/%s runs to completion', async (file) => {
-    const stdout = await runExample(server, file);
+    const stdout = await runExample(t.server, file);
     expect(stdout.length).toBeGreaterThan(0);
     if (file.startsWith('04-')) expect(stdout).toMatch(/verified ping/);
   });
 });
 
 describe('on a server with the default outbound rules', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server?.close());
+  const t = useTestServer({}, false);
 
   it('example 04 falls back to a locally signed event, accepts it and rejects a tampered copy', async () => {
-    const stdout = await runExample(server, examples.find((f) => f.startsWith('04-'))!);
+    const stdout = await runExample(t.server, examples.find((f) => f.startsWith('04-'))!);
     expect(stdout).toMatch(/signing a sample event locally/);
     expect(stdout).toMatch(/verified subnet\.created/);
     expect(stdout).toMatch(/genuine → 204/);

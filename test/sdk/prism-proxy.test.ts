@@ -16,10 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiError, createClient, type IpamClient } from '../../clients/typescript/src/index';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
 import { runTour } from './prism-tour';
 
-let server: TestServer;
+const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, false);
 let receiver: Receiver;
 let hop: Server;
 let prism: ChildProcess;
@@ -63,9 +63,8 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
   receiver = await startReceiver();
-  hop = await startHop(server.url);
+  hop = await startHop(t.server.url);
   const port = await freePort();
   const hopUrl = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
   const args = ['proxy', 'openapi/openapi.json', hopUrl, '--errors', '--port', String(port), '--host', '127.0.0.1'];
@@ -89,7 +88,6 @@ afterAll(async () => {
   prism?.kill();
   await new Promise((resolve) => hop?.close(resolve));
   await receiver?.close();
-  await server?.close();
 });
 
 /** An SDK client through Prism that records every answer and never retries (each answer is one exchange). */
@@ -115,7 +113,7 @@ function throughPrism(apiKey: string): IpamClient {
 const prismErrors = () => answers.filter((a) => a.body.includes('https://stoplight.io/prism/errors#'));
 
 it('catches a response that violates the document (canary)', async () => {
-  const org = await server.newOrg();
+  const org = await t.server.newOrg();
   const client = throughPrism(org.key);
   const error = await client.folders.list({ headers: { 'x-canary': 'violate' } }).catch((e) => e);
   expect(error).toBeInstanceOf(ApiError);
@@ -130,7 +128,7 @@ it('catches a response that violates the document (canary)', async () => {
 
 it('passes a tour of the implemented operations, successes and errors, with no violation', async () => {
   await runTour({
-    server,
+    server: t.server,
     client: throughPrism,
     hookUrl: receiver.url(`/hook-${randomUUID()}`),
   });

@@ -1,7 +1,7 @@
 /** The resource methods of the SDK (`client.subnets.create(…)`) against the real server: bodies, typed errors, paging. */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
@@ -18,23 +18,20 @@ import {
   type Subnet,
   type SubnetCreatedWithWarnings,
 } from '../../clients/typescript/src/index';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
+import type { TestServer } from '../support/server';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const t = useTestServer({}, false);
 
 /** A client of a fresh pro organisation that counts its requests. */
 async function newClient(options: Parameters<TestServer['newOrg']>[0] = {}) {
-  const org = await server.newOrg(options);
+  const org = await t.server.newOrg(options);
   const requests: string[] = [];
   const client = createClient({
-    baseUrl: server.url,
+    baseUrl: t.server.url,
     apiKey: org.key,
     fetch: (input, init) => {
-      requests.push(`${init?.method ?? 'GET'} ${String(input).slice(server.url.length)}`);
+      requests.push(`${init?.method ?? 'GET'} ${String(input).slice(t.server.url.length)}`);
       return fetch(input, init);
     },
   });
@@ -122,7 +119,7 @@ describe('error statuses throw typed errors', () => {
   });
 
   it('401: AuthenticationError for a wrong key', async () => {
-    const stranger = createClient({ baseUrl: server.url, apiKey: `svc_${'x'.repeat(64)}` });
+    const stranger = createClient({ baseUrl: t.server.url, apiKey: `svc_${'x'.repeat(64)}` });
     const error = await rejection(stranger.folders.list(), AuthenticationError);
     expect(error.code).toBe('unauthenticated');
   });
@@ -141,10 +138,10 @@ describe('error statuses throw typed errors', () => {
   });
 
   it('429: RateLimitError with Retry-After after the retries, each honouring Retry-After', async () => {
-    const org = await server.newOrg({ limits: { rate_limit: 1 } });
+    const org = await t.server.newOrg({ limits: { rate_limit: 1 } });
     const waits: number[] = [];
     const client = createClient({
-      baseUrl: server.url,
+      baseUrl: t.server.url,
       apiKey: org.key,
       maxRetries: 2,
       sleep: async (ms) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as schemas from '../../clients/typescript/src/generated/zod/schemas';
 import {
   type ApiErrorBody,
@@ -13,7 +13,7 @@ import {
   type VlanListItem,
   type Vrf,
 } from '../../clients/typescript/src/index';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
 
 /** The body of a response the test expects to have `status`, typed by the schema of that status. */
 function dataOf<R extends { status: number; data: unknown }, S extends R['status']>(
@@ -25,15 +25,12 @@ function dataOf<R extends { status: number; data: unknown }, S extends R['status
 }
 
 describe('SDK operations by operationId (statuses as values) against the real server', () => {
-  let server: TestServer;
+  const t = useTestServer();
   let sdk: IpamClient;
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    const org = await server.newOrg();
-    sdk = createClient({ baseUrl: server.url, apiKey: org.key });
+  beforeAll(() => {
+    sdk = createClient({ baseUrl: t.server.url, apiKey: t.org.key });
   });
-  afterAll(() => server?.close());
 
   it('creates, lists, gets, patches and deletes a folder', async () => {
     const created = dataOf(await sdk.createFolder({ name: 'sdk folder', description: 'through the SDK' }), 201);
@@ -120,14 +117,14 @@ describe('SDK operations by operationId (statuses as values) against the real se
   });
 
   it('answers a wrong API key with 401 unauthenticated', async () => {
-    const stranger = createClient({ baseUrl: server.url, apiKey: `svc_${'x'.repeat(64)}` });
+    const stranger = createClient({ baseUrl: t.server.url, apiKey: `svc_${'x'.repeat(64)}` });
     const error = dataOf(await stranger.listFolders(), 401);
     expect(error.code).toBe('unauthenticated');
   });
 
   it('keeps each client’s configuration to itself', async () => {
-    const other = await server.newOrg();
-    const otherSdk = createClient({ baseUrl: server.url, apiKey: other.key });
+    const other = await t.server.newOrg();
+    const otherSdk = createClient({ baseUrl: t.server.url, apiKey: other.key });
     const mine = dataOf(await sdk.createFolder({ name: 'only mine' }), 201);
     expect((await otherSdk.getFolder(mine.id)).status).toBe(404);
     expect((await sdk.getFolder(mine.id)).status).toBe(200);

@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
 
 const run = promisify(execFile);
 const dir = resolve('.test-artifacts', `second-consumer-${randomUUID()}`);
@@ -82,14 +82,12 @@ const TSCONFIG = {
   files: ['schema.d.ts', 'program.ts'],
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
+const t = useTestServer({}, false);
+beforeAll(() => {
   mkdirSync(dir, { recursive: true });
 });
-afterAll(async () => {
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-  await server?.close();
 });
 
 it('generates types with openapi-typescript that compile, and runs openapi-fetch calls against the server', async () => {
@@ -102,9 +100,9 @@ it('generates types with openapi-typescript that compile, and runs openapi-fetch
   );
   expect(typecheck.stdout).toBe('');
 
-  const org = await server.newOrg();
+  const org = await t.server.newOrg();
   const { stdout } = await run('node_modules/.bin/tsx', [join(dir, 'program.ts')], {
-    env: { ...process.env, IPAM_BASE_URL: server.url, IPAM_API_KEY: org.key },
+    env: { ...process.env, IPAM_BASE_URL: t.server.url, IPAM_API_KEY: org.key },
   });
   expect(JSON.parse(stdout)).toEqual({
     created: 201,

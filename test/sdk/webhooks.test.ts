@@ -14,7 +14,7 @@ import {
 } from '../../clients/typescript/src/index';
 import { newWebhookSecret, sign, webhookHeaders } from '../../server/modules/webhooks/signing';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import { useTestServer } from '../support/factories';
 
 const secret = newWebhookSecret();
 const event = {
@@ -60,20 +60,15 @@ describe('verifyWebhook', () => {
 });
 
 describe('against the real service', () => {
-  let server: TestServer;
+  const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, { plan: 'teams' });
   let receiver: Receiver;
   let client: IpamClient;
 
   beforeAll(async () => {
-    server = await startTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
     receiver = await startReceiver();
-    const org = await server.newOrg({ plan: 'teams' });
-    client = createClient({ baseUrl: server.url, apiKey: org.key });
+    client = createClient({ baseUrl: t.server.url, apiKey: t.org.key });
   });
-  afterAll(async () => {
-    await receiver?.close();
-    await server?.close();
-  });
+  afterAll(() => receiver?.close());
 
   it('verifies the signed ping of the test endpoint', async () => {
     const path = `/hook-${randomUUID()}`;

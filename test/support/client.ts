@@ -3,8 +3,12 @@ import type { AppRoute } from '@ts-rest/core';
 import type { OperationId } from '../../contract/routes';
 import { route } from './routes';
 
-export interface ApiResponse {
-  operationId: OperationId;
+/**
+ * A response as received. `Id` is the operation called (any of them when not known statically); the body is
+ * not checked yet, so `unknown`: `expectStatus` checks it against the contract and answers it typed.
+ */
+export interface ApiResponse<Id extends OperationId = OperationId> {
+  operationId: Id;
   route: AppRoute;
   status: number;
   headers: Headers;
@@ -43,7 +47,7 @@ export class ApiClient {
     return new ApiClient(this.baseUrl, credentials);
   }
 
-  async call(operationId: OperationId, options: CallOptions = {}): Promise<ApiResponse> {
+  async call<Id extends OperationId>(operationId: Id, options: CallOptions = {}): Promise<ApiResponse<Id>> {
     const r = route(operationId);
     const path = r.path.replace(/:(\w+)/g, (_, name) => {
       const value = options.params?.[name];

@@ -2,28 +2,46 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type Database, openDatabase } from '../../server/db/connection';
 import type { ApiClient } from './client';
-import { expectStatus } from './observed';
+import { expectStatus, type ResponseBody } from './observed';
 import { type ServerProcess, startServerProcess } from './process';
 import { startTestServer, type TestOrg, type TestServer, type TestServerOptions } from './server';
 
+type OrgOptions = Parameters<TestServer['newOrg']>[0];
+
 /**
- * A test server started before the file's tests and closed after them, with one organisation (pro unless
- * told). Read `t.server` and `t.org` inside tests (they are set once `beforeAll` has run).
+ * A test server started before the file's (or the describe block's) tests and closed after them, with one
+ * organisation (pro unless told; none with `org: false`). Read `t.server` and `t.org` inside tests (they are
+ * set once `beforeAll` has run). `options` may be a function, called in `beforeAll`, for what exists only
+ * once an earlier `beforeAll` has run (an SMTP server's or an OpenID provider's address).
  */
-export function useTestServer(options: TestServerOptions = {}, orgOptions?: Parameters<TestServer['newOrg']>[0]) {
-  const t = {} as { server: TestServer; org: TestOrg };
+export function useTestServer(
+  options: TestServerOptions | (() => TestServerOptions) | undefined,
+  org: false,
+): { server: TestServer };
+export function useTestServer(
+  options?: TestServerOptions | (() => TestServerOptions),
+  org?: OrgOptions,
+): { server: TestServer; org: TestOrg };
+export function useTestServer(
+  options: TestServerOptions | (() => TestServerOptions) = {},
+  org: OrgOptions | false = {},
+) {
+  const t = {} as { server: TestServer; org?: TestOrg };
   beforeAll(async () => {
-    t.server = await startTestServer(options);
-    t.org = await t.server.newOrg(orgOptions);
+    t.server = await startTestServer(typeof options === 'function' ? options() : options);
+    if (org !== false) t.org = await t.server.newOrg(org);
   });
   afterAll(() => t.server?.close());
   return t;
 }
 
-/** Creates a subnet (unwrapping the `{subnet, warnings}` form of a create that overlaps other VRFs). */
+/** The subnet a create answers, unwrapping the `{subnet, warnings}` form of a create that overlaps other VRFs. */
+export const subnetOf = (created: ResponseBody<'createSubnet', 201>) =>
+  'subnet' in created ? created.subnet : created;
+
+/** Creates a subnet and answers it (whether or not it overlaps other VRFs). */
 export async function createSubnet(api: ApiClient, network: string, extra: Record<string, unknown> = {}) {
-  const body = expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201);
-  return (body.subnet ?? body) as { id: string; network: string; name: string; parent_id?: string };
+  return subnetOf(expectStatus(await api.call('createSubnet', { body: { network, ...extra } }), 201));
 }
 
 /**

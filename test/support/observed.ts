@@ -1,6 +1,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AppRouteResponse, ResolveResponseType, ZodInputOrType } from '@ts-rest/core';
 import { expect } from 'vitest';
+import type { OperationId, RouteOf } from '../../contract/routes';
 import type { ApiResponse } from './client';
 import { responseSchema } from './routes';
 
@@ -8,10 +10,36 @@ export const OBSERVED_DIR = join(process.cwd(), '.test-artifacts', 'observed');
 const file = join(OBSERVED_DIR, `${process.pid}.jsonl`);
 
 /**
- * The only way a status counts as observed: the status is asserted, and the body validated against the
- * contract's (strict) schema for that status. Answers the parsed body.
+ * The statuses the contract declares for an operation. For a union of operations (`OperationId` itself when
+ * the route is known only at run time, as in a loop over routes), those any of them declares.
  */
-export function expectStatus<T = any>(response: ApiResponse, status: number): T {
+export type DeclaredStatus<Id extends OperationId> = Id extends OperationId
+  ? keyof RouteOf<Id>['responses'] & number
+  : never;
+
+/**
+ * The body the contract declares for an operation and status: the input type of its schema, as the JSON
+ * received is what the schema accepted (`undefined` for a status without a body). For a union of operations,
+ * the union of the bodies of those that declare the status (every error status answers `ApiError`).
+ */
+export type ResponseBody<Id extends OperationId, S extends number> = Id extends OperationId
+  ? DeclaredBody<RouteOf<Id>['responses'], S>
+  : never;
+type DeclaredBody<R, S extends number> = S extends keyof R
+  ? R[S] extends AppRouteResponse
+    ? ZodInputOrType<ResolveResponseType<R[S]>>
+    : never
+  : never;
+
+/**
+ * The only way a status counts as observed: the status is asserted, and the body validated against the
+ * contract's (strict) schema for that status. Answers the body, typed from the contract: a status the route
+ * does not declare does not compile.
+ */
+export function expectStatus<Id extends OperationId, S extends DeclaredStatus<Id>>(
+  response: ApiResponse<Id>,
+  status: S,
+): ResponseBody<Id, S> {
   const { operationId, route } = response;
   expect(response.status, `${operationId}: ${response.text.slice(0, 300)}`).toBe(status);
   const schema = responseSchema(route, status);
@@ -28,5 +56,5 @@ export function expectStatus<T = any>(response: ApiResponse, status: number): T 
   }
   mkdirSync(OBSERVED_DIR, { recursive: true });
   appendFileSync(file, `${JSON.stringify({ operationId, status })}\n`);
-  return response.body as T;
+  return response.body as ResponseBody<Id, S>;
 }

@@ -9,7 +9,7 @@ import { vi } from 'vitest';
 import { WebhookEvent } from '../../contract/webhook-events';
 import { createWebhookWorker, type WebhookWorker } from '../../server/modules/webhooks/events/worker';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/receiver';
-import { expectStatus } from './observed';
+import { expectStatus, type ResponseBody } from './observed';
 import { startTestServer, type TestOrg, type TestServer } from './server';
 
 export const ALLOW = ['127.0.0.1/32'];
@@ -82,7 +82,7 @@ export async function subscribe(
 ): Promise<Subscription> {
   const path = `/hook-${randomUUID()}`;
   const body = { url: options.url ?? h.receiver.url(path), event_types: options.eventTypes ?? [] };
-  const created = expectStatus<{ id: string; secret: string }>(await org.api.call('createWebhook', { body }), 201);
+  const created = expectStatus(await org.api.call('createWebhook', { body }), 201);
   return { id: created.id, secret: created.secret, path };
 }
 
@@ -102,17 +102,11 @@ export function verifyAt(secret: string, request: ReceivedRequest, at: Date): un
   }
 }
 
-export interface DeliveryDto {
-  event_type: string;
-  response_status: number | null;
-  attempt: number;
-  duration_ms: number;
-  delivered_at: string;
-}
+export type DeliveryDto = ResponseBody<'listWebhookDeliveries', 200>[number];
 
 /** The subscription's deliveries, oldest first. */
 export async function deliveries(org: TestOrg, sub: Subscription): Promise<DeliveryDto[]> {
-  const list = expectStatus<DeliveryDto[]>(
+  const list = expectStatus(
     await org.api.call('listWebhookDeliveries', { params: { id: sub.id }, query: { limit: 100 } }),
     200,
   );
@@ -120,8 +114,5 @@ export async function deliveries(org: TestOrg, sub: Subscription): Promise<Deliv
 }
 
 export async function webhookOf(org: TestOrg, sub: Subscription) {
-  return expectStatus<{ is_active: boolean; failure_count: number }>(
-    await org.api.call('getWebhook', { params: { id: sub.id } }),
-    200,
-  );
+  return expectStatus(await org.api.call('getWebhook', { params: { id: sub.id } }), 200);
 }
