@@ -1,9 +1,11 @@
 /** Load from many concurrent connections (autocannon), counting only the answers with the expected status. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Answers with the expected status. */
+  requests: number;
   p50: number;
   p99: number;
   /** Answers with another status than expected, or errors and timeouts: a run with any is refused. */
@@ -36,9 +38,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       });
     },
   });
-  const seconds = result.duration;
+  const requests = result.requests.total - unexpected;
   return {
-    requestsPerSecond: (result.requests.total - unexpected) / seconds,
+    requestsPerSecond: requests / result.duration,
+    requests,
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: unexpected + result.errors + result.timeouts,
@@ -49,4 +52,46 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 export function residentMegabytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 once it is gone. */
+function cpuSeconds(pid: number | string): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by each `postgres` process of this machine (the bench's own cluster). */
+function postgresCpuSeconds(): Map<string, number> {
+  const used = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') used.set(pid, cpuSeconds(pid));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return used;
+}
+
+/**
+ * CPU used by the serving process and by PostgreSQL between a mark and `perRequest(n)`, in ms per request:
+ * what a request costs, which unlike requests per second hardly depends on what else the machine runs.
+ * A PostgreSQL process that ended in between is left out (its time is gone with it).
+ */
+export function cpuMeter(pid: number) {
+  const start = { server: cpuSeconds(pid), postgres: postgresCpuSeconds() };
+  return (requests: number) => {
+    let postgres = 0;
+    for (const [p, seconds] of postgresCpuSeconds()) postgres += seconds - (start.postgres.get(p) ?? 0);
+    return {
+      server: ((cpuSeconds(pid) - start.server) * 1000) / requests,
+      postgres: (postgres * 1000) / requests,
+    };
+  };
 }

@@ -33,10 +33,10 @@ const commit = (await seed.rows<{ synchronous_commit: string }>(sql`SHOW synchro
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
 const coreRound = withCore ? await prepareCore(seed) : null;
-/** BENCH_ONLY=<text> measures only the hot paths whose name holds it (and the ceiling). */
+/** BENCH_ONLY=<regular expression> measures only the hot paths whose name matches it (and the ceiling). */
 const only = process.env.BENCH_ONLY;
 const scenarios = (await prepareThroughput(seed)).filter(
-  (scenario, i) => i === 0 || !only || scenario.name.includes(only),
+  (scenario, i) => i === 0 || !only || new RegExp(only).test(scenario.name),
 );
 // Steady state: autovacuum keeps the visibility map current, which index-only scans rely on.
 await seed.run(sql`VACUUM ANALYZE`);
@@ -60,7 +60,14 @@ try {
   for (let r = 0; r < rounds; r++) {
     console.log(`round ${r + 1} of ${rounds} …`);
     if (coreRound) core.push(await coreRound(call, r));
-    hot.push(await throughputRound(scenarios, { server: server.url, baseline: baseline.url }, seconds));
+    hot.push(
+      await throughputRound(
+        scenarios,
+        { server: server.url, baseline: baseline.url },
+        { server: server.pid, baseline: baseline.pid },
+        seconds,
+      ),
+    );
     rss = Math.max(rss, residentMegabytes(server.pid));
   }
 } finally {
@@ -90,19 +97,22 @@ for (const [i, first] of (core[0] ?? []).entries()) {
 console.log(
   `\nHot paths: ${seconds} s at 50 connections per round, ${rounds} rounds; ratio = req/s ÷ the same round's ceiling`,
 );
-console.log('| request | target | req/s (median) | ratio (median) | ratio spread | p99 (median) | p99 spread | |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log(
+  '| request | target | req/s (median) | ratio (median) | ratio spread | p99 (median) | p99 spread | CPU ms/request: server + PostgreSQL | |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const [i, first] of hot[0].entries()) {
   const ratios = hot.map((round) => round[i].ratio);
   const rates = hot.map((round) => round[i].result.requestsPerSecond);
   const p99s = hot.map((round) => round[i].result.p99);
+  const cpu = `${median(hot.map((round) => round[i].cpu.server)).toFixed(2)} + ${median(hot.map((round) => round[i].cpu.postgres)).toFixed(2)}`;
   const met = first.target === null ? '' : median(ratios) >= first.target && median(p99s) < 50 ? 'met' : 'MISSED';
   console.log(
-    `| ${first.name} | ${first.target === null ? '—' : `≥ ${first.target}, p99 < 50 ms`} | ${median(rates).toFixed(0)} | ${median(ratios).toFixed(2)} | ${spread(ratios, 2)} | ${median(p99s)} ms | ${spread(p99s, 0)} ms | ${met} |`,
+    `| ${first.name} | ${first.target === null ? '—' : `≥ ${first.target}, p99 < 50 ms`} | ${median(rates).toFixed(0)} | ${median(ratios).toFixed(2)} | ${spread(ratios, 2)} | ${median(p99s)} ms | ${spread(p99s, 0)} ms | ${cpu} | ${met} |`,
   );
 }
 console.log(
-  `| GET /subnets/{id}, embedded PGlite (one process) | — | ${embedded.requestsPerSecond.toFixed(0)} | ${(embedded.requestsPerSecond / median(hot.map((round) => round[0].result.requestsPerSecond))).toFixed(2)} | | ${embedded.p99} ms | | |`,
+  `| GET /subnets/{id}, embedded PGlite (one process) | — | ${embedded.requestsPerSecond.toFixed(0)} | ${(embedded.requestsPerSecond / median(hot.map((round) => round[0].result.requestsPerSecond))).toFixed(2)} | | ${embedded.p99} ms | | | |`,
 );
 console.log(
   `\nServer resident memory after the load: ${rss.toFixed(0)} MB (target < 300 MB) ${rss < 300 ? 'met' : 'MISSED'}`,

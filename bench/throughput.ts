@@ -3,7 +3,7 @@
  * prepared primary-key SELECT on the same database (bench/baseline.ts). Each scenario runs 50
  * connections for a few seconds; only answers with the expected status count.
  */
-import { type LoadOptions, type LoadResult, load } from './load';
+import { cpuMeter, type LoadOptions, type LoadResult, load } from './load';
 import type { Seeder } from './seed';
 
 export interface Scenario {
@@ -18,6 +18,8 @@ export interface ScenarioRound {
   target: number | null;
   result: LoadResult;
   ratio: number;
+  /** CPU ms per request of the serving process and of PostgreSQL. */
+  cpu: { server: number; postgres: number };
 }
 
 /** Seeds the hot-path organisation and answers the scenarios, the ceiling first. */
@@ -83,18 +85,21 @@ export async function prepareThroughput(seed: Seeder): Promise<Scenario[]> {
 export async function throughputRound(
   scenarios: Scenario[],
   urls: { server: string; baseline: string },
+  pids: { server: number; baseline: number },
   seconds: number,
 ): Promise<ScenarioRound[]> {
   const results: ScenarioRound[] = [];
   let ceiling = Number.NaN;
   for (const scenario of scenarios) {
     await load({ ...scenario.options(urls), seconds: 1 }); // warm-up: connections, plans, JIT
+    const meter = cpuMeter(Number.isNaN(ceiling) ? pids.baseline : pids.server);
     const result = await load({ ...scenario.options(urls), seconds });
+    const cpu = meter(result.requests);
     if (result.unexpected > 0) {
       throw new Error(`${scenario.name}: ${result.unexpected} answers with another status or errors`);
     }
     if (Number.isNaN(ceiling)) ceiling = result.requestsPerSecond;
-    results.push({ ...scenario, result, ratio: result.requestsPerSecond / ceiling });
+    results.push({ ...scenario, result, ratio: result.requestsPerSecond / ceiling, cpu });
   }
   return results;
 }
