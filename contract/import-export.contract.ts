@@ -1,4 +1,4 @@
-import { extendApi } from '@anatine/zod-openapi';
+import { extendApi, generateSchema } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
@@ -52,14 +52,24 @@ export const ImportSubnetRow = extendApi(
   },
 );
 
+/**
+ * The rows of an import. The server checks each row against `row` on its own, so a malformed row is an
+ * `error` result while the others still import; the body itself accepts any row, and the document shows `row`.
+ */
+const rowsOf = (row: z.ZodTypeAny) =>
+  extendApi(
+    z
+      .array(z.unknown())
+      .min(1, 'must contain at least one row')
+      .max(IMPORT_MAX_ROWS, `at most ${IMPORT_MAX_ROWS} rows per import`)
+      .describe('Rows to import, 1 to 1,000, processed in order'),
+    { items: { ...generateSchema(row), nullable: false } },
+  );
+
 export const ImportSubnetsBody = extendApi(
   z
     .object({
-      subnets: z
-        .array(ImportSubnetRow)
-        .min(1, 'must contain at least one row')
-        .max(IMPORT_MAX_ROWS, `at most ${IMPORT_MAX_ROWS} rows per import`)
-        .describe('Rows to import, 1 to 1,000, processed in order'),
+      subnets: rowsOf(ImportSubnetRow),
     })
     .strict(),
   {
@@ -79,6 +89,9 @@ export const ImportAddressRow = extendApi(
     .object({
       ip: ip().describe('IP address; must lie inside `subnet`'),
       subnet: cidr().describe('CIDR of an existing subnet of the organisation that holds the address'),
+      vrf: refName()
+        .optional()
+        .describe('VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)'),
       hostname: text(253).optional().describe('Hostname, e.g. web-01.example.com'),
       mac_address: z
         .string()
@@ -113,11 +126,7 @@ export const ImportAddressRow = extendApi(
 export const ImportAddressesBody = extendApi(
   z
     .object({
-      addresses: z
-        .array(ImportAddressRow)
-        .min(1, 'must contain at least one row')
-        .max(IMPORT_MAX_ROWS, `at most ${IMPORT_MAX_ROWS} rows per import`)
-        .describe('Rows to import, 1 to 1,000, processed in order'),
+      addresses: rowsOf(ImportAddressRow),
     })
     .strict(),
   {
@@ -136,10 +145,14 @@ const rowFields = {
   row: z.number().int().min(1).describe('Position of the row in the request, from 1'),
   status: z
     .enum(['created', 'skipped', 'error'])
-    .describe('created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message'),
+    .describe(
+      '`created`; `skipped`: already present (the same network in the same space, or an IP already assigned), ' +
+        'nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan ' +
+        'limit reached)',
+    ),
   id: Uuid.nullable().describe('Id of the created object; null when skipped or errored'),
 };
-const rowMessage = z.string().optional().describe('Why the row was skipped or errored; omitted when created');
+const rowError = z.string().optional().describe('Why the row was skipped or errored; omitted when created');
 
 export const ImportSummary = extendApi(
   z
@@ -157,7 +170,7 @@ export const ImportSubnetResult = extendApi(
     .object({
       ...rowFields,
       network: z.string().describe('The row’s network'),
-      message: rowMessage,
+      error: rowError,
     })
     .strict(),
   {
@@ -172,7 +185,7 @@ export const ImportAddressResult = extendApi(
     .object({
       ...rowFields,
       ip: z.string().describe('The row’s IP address'),
-      message: rowMessage,
+      error: rowError,
     })
     .strict(),
   {
@@ -200,7 +213,7 @@ export const ImportSubnetsResponse = extendApi(
           status: 'skipped',
           id: null,
           network: '10.20.1.0/24',
-          message: 'duplicate: 10.20.1.0/24 already exists in the global space',
+          error: 'duplicate: 10.20.1.0/24 already exists in the global space',
         },
       ],
       summary: { created: 1, skipped: 1, errors: 0 },
@@ -221,13 +234,13 @@ export const ImportAddressesResponse = extendApi(
     example: {
       results: [
         { row: 1, status: 'created', id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10' },
-        { row: 2, status: 'skipped', id: null, ip: '10.20.1.11', message: '10.20.1.11 is already assigned' },
+        { row: 2, status: 'skipped', id: null, ip: '10.20.1.11', error: 'ip: 10.20.1.11 is already assigned' },
         {
           row: 3,
           status: 'error',
           id: null,
           ip: '10.20.1.12',
-          message: 'plan_limit: the free plan allows 1,500 addresses',
+          error: 'plan_limit: the free plan allows 1,500 addresses',
         },
       ],
       summary: { created: 1, skipped: 1, errors: 1 },
@@ -260,18 +273,21 @@ const AddressesCsv = extendApi(z.string(), {
     '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,\n',
 });
 
-export const importExportContract = c.router({
+export const importContract = c.router({
   importSubnets: {
     method: 'POST',
     path: '/import/subnets',
     summary: 'Import subnets',
     description:
-      'Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, nesting each in ' +
-      'the hierarchy. Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when ' +
-      'missing. A malformed row (bad CIDR, VLAN out of range, unknown field) fails the whole request with 400 ' +
-      'naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for a ' +
-      'duplicate (same CIDR in the same VRF) or an overlap; `error` for a row that would exceed a plan limit. ' +
-      'Rows already imported are kept (no rollback), so plan limits are reported per row rather than as 402.',
+      'Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the ' +
+      'rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the ' +
+      'subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, ' +
+      'VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row ' +
+      'gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global ' +
+      'space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, ' +
+      'host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. ' +
+      'Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row ' +
+      'rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.',
     metadata: meta.write,
     body: ImportSubnetsBody,
     responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 413, 415, 429) },
@@ -281,15 +297,21 @@ export const importExportContract = c.router({
     path: '/import/addresses',
     summary: 'Import addresses',
     description:
-      'Creates up to 1,000 address records in one request (body at most 10 MB, else 413), each in the existing ' +
-      'subnet given by its CIDR (`subnet`). A malformed row fails the whole request with 400 naming the row, and ' +
-      'nothing is imported. Otherwise every row gets a result: `created`; `skipped` for an IP already assigned; ' +
-      '`error` for a subnet that does not exist, an IP outside it, or a row that would exceed the plan’s address ' +
-      'limit. Rows already imported are kept (no rollback).',
+      'Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in ' +
+      'the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with ' +
+      'that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; ' +
+      '`skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the ' +
+      'reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP ' +
+      'outside it, its network or broadcast address, or inside one of its child subnets, or a row that would ' +
+      'exceed the plan’s address limit. Rows imported are kept (no rollback). Each created ' +
+      'address gets an `import` activity entry and an `address.created` event.',
     metadata: meta.write,
     body: ImportAddressesBody,
     responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 413, 415, 429) },
   },
+});
+
+export const exportContract = c.router({
   exportSubnets: {
     method: 'GET',
     path: '/export/subnets',

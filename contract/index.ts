@@ -5,7 +5,7 @@ import { apiKeysContract } from './api-keys.contract';
 import { authContract } from './auth.contract';
 import { billingContract } from './billing.contract';
 import { foldersContract } from './folders.contract';
-import { importExportContract } from './import-export.contract';
+import { exportContract, importContract } from './import-export.contract';
 import { locationsContract } from './locations.contract';
 import { searchContract } from './search.contract';
 import { subnetsContract } from './subnets.contract';
@@ -31,7 +31,8 @@ export const contract = c.router(
     apiKeys: apiKeysContract,
     team: teamContract,
     billing: billingContract,
-    importExport: importExportContract,
+    imports: importContract,
+    exports: exportContract,
     search: searchContract,
     activity: activityContract,
     tools: toolsContract,

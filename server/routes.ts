@@ -19,7 +19,7 @@ import { webhooksRouter } from './modules/webhooks/webhooks.router';
 const s = initServer();
 
 /** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
-const NOT_BUILT = ['billing', 'importExport', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
+const NOT_BUILT = ['billing', 'imports', 'exports', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
 
 /** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
 function notBuilt<T extends AppRouter>(router: T) {
@@ -49,7 +49,8 @@ export function buildRouter(context: ServerContext) {
     team: teamRouter(context),
     activity: activityRouter(context),
     billing: notBuilt(contract.billing),
-    importExport: notBuilt(contract.importExport),
+    imports: notBuilt(contract.imports),
+    exports: notBuilt(contract.exports),
     search: notBuilt(contract.search),
     tools: notBuilt(contract.tools),
   });

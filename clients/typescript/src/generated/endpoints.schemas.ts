@@ -1664,7 +1664,7 @@ export interface ImportSubnetsBody {
 }
 
 /**
- * created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message
+ * `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)
  */
 export type ImportSubnetResultStatus = (typeof ImportSubnetResultStatus)[keyof typeof ImportSubnetResultStatus];
 
@@ -1683,7 +1683,7 @@ export interface ImportSubnetResult {
    * @minimum 1
    */
   row: number;
-  /** created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message */
+  /** `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached) */
   status: ImportSubnetResultStatus;
   /**
    * Id of the created object; null when skipped or errored
@@ -1693,7 +1693,7 @@ export interface ImportSubnetResult {
   /** The row’s network */
   network: string;
   /** Why the row was skipped or errored; omitted when created */
-  message?: string;
+  error?: string;
 }
 
 /**
@@ -1753,6 +1753,12 @@ export interface ImportAddressRow {
   /** CIDR of an existing subnet of the organisation that holds the address */
   subnet: string;
   /**
+   * VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)
+   * @minLength 1
+   * @maxLength 200
+   */
+  vrf?: string;
+  /**
    * Hostname, e.g. web-01.example.com
    * @maxLength 253
    */
@@ -1796,7 +1802,7 @@ export interface ImportAddressesBody {
 }
 
 /**
- * created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message
+ * `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)
  */
 export type ImportAddressResultStatus = (typeof ImportAddressResultStatus)[keyof typeof ImportAddressResultStatus];
 
@@ -1815,7 +1821,7 @@ export interface ImportAddressResult {
    * @minimum 1
    */
   row: number;
-  /** created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message */
+  /** `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached) */
   status: ImportAddressResultStatus;
   /**
    * Id of the created object; null when skipped or errored
@@ -1825,7 +1831,7 @@ export interface ImportAddressResult {
   /** The row’s IP address */
   ip: string;
   /** Why the row was skipped or errored; omitted when created */
-  message?: string;
+  error?: string;
 }
 
 /**

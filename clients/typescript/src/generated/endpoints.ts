@@ -4907,7 +4907,7 @@ export const getImportSubnetsUrl = () => {
 };
 
 /**
- * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, nesting each in the hierarchy. Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing. A malformed row (bad CIDR, VLAN out of range, unknown field) fails the whole request with 400 naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for a duplicate (same CIDR in the same VRF) or an overlap; `error` for a row that would exceed a plan limit. Rows already imported are kept (no rollback), so plan limits are reported per row rather than as 402.
+ * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
  * @summary Import subnets
  */
 export const importSubnets = async (
@@ -4992,7 +4992,7 @@ export const getImportAddressesUrl = () => {
 };
 
 /**
- * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), each in the existing subnet given by its CIDR (`subnet`). A malformed row fails the whole request with 400 naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for an IP already assigned; `error` for a subnet that does not exist, an IP outside it, or a row that would exceed the plan’s address limit. Rows already imported are kept (no rollback).
+ * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
  * @summary Import addresses
  */
 export const importAddresses = async (

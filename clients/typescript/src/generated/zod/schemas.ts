@@ -2507,7 +2507,7 @@ export const ReceiveStripeEventResponse = zod
   .describe('The event was accepted (or had been processed before)');
 
 /**
- * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, nesting each in the hierarchy. Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing. A malformed row (bad CIDR, VLAN out of range, unknown field) fails the whole request with 400 naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for a duplicate (same CIDR in the same VRF) or an overlap; `error` for a row that would exceed a plan limit. Rows already imported are kept (no rollback), so plan limits are reported per row rather than as 402.
+ * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
  * @summary Import subnets
  */
 export const importSubnetsBodySubnetsItemNameMax = 200;
@@ -2612,11 +2612,11 @@ export const ImportSubnetsResponse = zod
             status: zod
               .enum(['created', 'skipped', 'error'])
               .describe(
-                'created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message',
+                '`created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)',
               ),
             id: zod.string().uuid().nullable().describe('Id of the created object; null when skipped or errored'),
             network: zod.string().describe('The row’s network'),
-            message: zod.string().optional().describe('Why the row was skipped or errored; omitted when created'),
+            error: zod.string().optional().describe('Why the row was skipped or errored; omitted when created'),
           })
           .describe('Outcome of one subnet row'),
       )
@@ -2636,9 +2636,11 @@ export const ImportSubnetsResponse = zod
   .describe('Per-row outcome and totals of a subnet import');
 
 /**
- * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), each in the existing subnet given by its CIDR (`subnet`). A malformed row fails the whole request with 400 naming the row, and nothing is imported. Otherwise every row gets a result: `created`; `skipped` for an IP already assigned; `error` for a subnet that does not exist, an IP outside it, or a row that would exceed the plan’s address limit. Rows already imported are kept (no rollback).
+ * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
  * @summary Import addresses
  */
+export const importAddressesBodyAddressesItemVrfMax = 200;
+
 export const importAddressesBodyAddressesItemHostnameMax = 253;
 
 export const importAddressesBodyAddressesItemMacAddressRegExp = new RegExp('^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$');
@@ -2658,6 +2660,14 @@ export const ImportAddressesBody = zod
           .object({
             ip: zod.string().describe('IP address; must lie inside `subnet`'),
             subnet: zod.string().describe('CIDR of an existing subnet of the organisation that holds the address'),
+            vrf: zod
+              .string()
+              .min(1)
+              .max(importAddressesBodyAddressesItemVrfMax)
+              .optional()
+              .describe(
+                'VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)',
+              ),
             hostname: zod
               .string()
               .max(importAddressesBodyAddressesItemHostnameMax)
@@ -2718,11 +2728,11 @@ export const ImportAddressesResponse = zod
             status: zod
               .enum(['created', 'skipped', 'error'])
               .describe(
-                'created; skipped (already present, or overlapping); error (e.g. a plan limit reached): see message',
+                '`created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)',
               ),
             id: zod.string().uuid().nullable().describe('Id of the created object; null when skipped or errored'),
             ip: zod.string().describe('The row’s IP address'),
-            message: zod.string().optional().describe('Why the row was skipped or errored; omitted when created'),
+            error: zod.string().optional().describe('Why the row was skipped or errored; omitted when created'),
           })
           .describe('Outcome of one address row'),
       )
