@@ -3,6 +3,8 @@
  * `{error, code}` with their status. No framework imports, so modules depend on no HTTP code.
  */
 
+import type { ZodError } from 'zod';
+
 /** An error the client caused or may act on; rendered as `{error, code}` with its status. */
 export class HttpError extends Error {
   constructor(
@@ -23,6 +25,14 @@ export const duplicate = (message: string) => new HttpError(400, 'duplicate', me
 export const inUse = (message: string) => new HttpError(400, 'in_use', message);
 export const notImplemented = () =>
   new HttpError(501, 'not_implemented', 'This endpoint is part of the contract but not built yet');
+
+/** The first issues of a failed zod parse, each as `field: problem` (`where` names a problem of the whole value). */
+export function describeZod(where: string, error: ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || where}: ${issue.message}`)
+    .join('; ');
+}
 
 /** SQLSTATE of a driver error; drizzle wraps the driver's error in `cause`. */
 export function sqlState(error: unknown): string | undefined {

@@ -9,6 +9,7 @@ import { addressesRouter } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { authRouter } from './modules/auth/auth.router';
 import { foldersRouter } from './modules/folders/folders.router';
+import { importsRouter } from './modules/imports/imports.router';
 import { locationsRouter } from './modules/locations/locations.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
@@ -19,7 +20,7 @@ import { webhooksRouter } from './modules/webhooks/webhooks.router';
 const s = initServer();
 
 /** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
-const NOT_BUILT = ['billing', 'imports', 'exports', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
+const NOT_BUILT = ['billing', 'exports', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
 
 /** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
 function notBuilt<T extends AppRouter>(router: T) {
@@ -49,7 +50,7 @@ export function buildRouter(context: ServerContext) {
     team: teamRouter(context),
     activity: activityRouter(context),
     billing: notBuilt(contract.billing),
-    imports: notBuilt(contract.imports),
+    imports: importsRouter(context),
     exports: notBuilt(contract.exports),
     search: notBuilt(contract.search),
     tools: notBuilt(contract.tools),

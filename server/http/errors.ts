@@ -1,17 +1,6 @@
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { ZodError } from 'zod';
-import { badRequest, HttpError, sqlState } from '../errors';
-
-function describeZod(where: string, error: ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = issue.path.join('.');
-      return `${path || where}: ${issue.message}`;
-    })
-    .join('; ');
-}
+import { badRequest, describeZod, HttpError, sqlState } from '../errors';
 
 /** 400 naming the field: path params, then query, then body. */
 export const validationErrorHandler = (error: RequestValidationError): HttpError => {

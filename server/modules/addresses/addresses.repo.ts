@@ -125,6 +125,17 @@ export async function countAssigned(db: Db, orgId: string, spaceId: string, ips:
   return rowsOf<{ n: number }>(result)[0].n;
 }
 
+/** Which of the (space, ip) pairs already hold a record, by their `i`. */
+export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: string; ip: string; i: number }[]) {
+  if (pairs.length === 0) return new Set<number>();
+  const result = await db.execute(sql`
+    SELECT pair.i FROM unnest(${`{${pairs.map((p) => p.spaceId).join(',')}}`}::uuid[],
+                              ${`{${pairs.map((p) => p.ip).join(',')}}`}::inet[],
+                              ${`{${pairs.map((p) => p.i).join(',')}}`}::int[]) AS pair(space_id, ip, i)
+    WHERE EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = ${orgId} AND a.space_id = pair.space_id AND a.ip = pair.ip)`);
+  return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
+}
+
 /** Inserts an address unless a child subnet of its subnet contains it (then it belongs there: no row). */
 const insertOne = prepared<AddressRow>(
   'address_insert',

@@ -5,14 +5,15 @@ import type {
   CreateAddressBody,
   UpdateAddressBody,
 } from '../../../contract/addresses.contract';
+import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
-import { given, orNotFound, uniqueOr } from '../shared/results';
+import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
+import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import { type AddressHome, addressHomeOf, lockAddressHome, lockSpaces, spaceOf } from '../subnets/spaces';
 import * as repo from './addresses.repo';
 
@@ -207,4 +208,106 @@ export async function batchDeleteAddresses(db: Db, caller: Principal, ids: strin
     );
     return { deleted: rows.length };
   });
+}
+
+/** An address row of an import: the subnet it goes into and its fields. */
+export interface ImportedAddress {
+  home: AddressHome & { id: string };
+  input: Omit<z.infer<typeof ImportAddressRow>, 'subnet' | 'vrf'>;
+}
+
+/**
+ * Creates an import's addresses in the caller's transaction, in order, by the rules of POST
+ * /subnets/{id}/addresses: an ip outside its subnet, its network or broadcast address, or inside a child
+ * subnet is an error; one already assigned in the space (or earlier in the import) is skipped; one past
+ * the plan's limit is an error. The others are inserted together, each logged as `import`.
+ */
+export async function importAddresses(tx: Db, caller: Principal, items: ImportedAddress[]): Promise<RowOutcome[]> {
+  const orgId = caller.orgId;
+  const take = await limitRoomLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId));
+  await lockSpaces(
+    tx,
+    orgId,
+    items.map((item) => spaceOf(item.home.vrfId)),
+    'shared',
+  );
+  const ips = items.map((item) => orRowError(() => assignableIp(homeOf(item.home), item.input.ip)));
+  const inChild = await childrenHolding(tx, orgId, items, ips);
+  const assigned = await repo.assignedAmong(
+    tx,
+    orgId,
+    items.flatMap((item, i) =>
+      typeof ips[i] === 'string' ? [{ spaceId: spaceOf(item.home.vrfId), ip: ips[i], i }] : [],
+    ),
+  );
+  const taken = new Set<string>();
+  const accepted: repo.AddressInsert[] = [];
+  const outcomes = items.map((item, i): RowOutcome | number => {
+    const ip = ips[i];
+    if (typeof ip !== 'string') return ip;
+    const child = inChild.get(i);
+    if (child) return { status: 'error', error: `ip: ${ip} belongs to the child subnet ${child}; import it there` };
+    const key = `${spaceOf(item.home.vrfId)}/${ip}`;
+    if (assigned.has(i) || taken.has(key)) return { status: 'skipped', error: `ip: ${ip} is already assigned` };
+    const refused = orRowError(take);
+    if (refused) return refused;
+    taken.add(key);
+    const { input } = item;
+    return (
+      accepted.push({
+        subnetId: item.home.id,
+        vrfId: item.home.vrfId,
+        ip,
+        status: input.status ?? 'assigned',
+        ...given({
+          hostname: input.hostname,
+          macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+          description: input.description,
+          owner: input.owner,
+          ptrRecord: input.ptr_record,
+          customFields: input.custom_fields,
+        }),
+      }) - 1
+    );
+  });
+  // Under the shared space lock an ip can still be taken by a concurrent single create: that row is skipped.
+  const inserted = accepted.length > 0 ? await repo.insertSkippingAssigned(tx, orgId, accepted) : [];
+  const idOf = new Map(inserted.map((row) => [`${row.spaceId}/${formatIp(parseIp(row.ip)!)}`, row.id]));
+  await recordActivities(
+    tx,
+    caller,
+    inserted.map((row) => ({
+      action: 'import',
+      resourceType: 'address',
+      resourceId: row.id,
+      changes: created(addressFields(row)),
+    })),
+  );
+  return outcomes.map((o) => {
+    if (typeof o !== 'number') return o;
+    const row = accepted[o];
+    const id = idOf.get(`${spaceOf(row.vrfId)}/${row.ip}`);
+    return id ? { status: 'created', id } : { status: 'skipped', error: `ip: ${row.ip} is already assigned` };
+  });
+}
+
+/** For each import row whose ip lies in a child subnet of its subnet, that child's network, by row position. */
+async function childrenHolding(tx: Db, orgId: string, items: ImportedAddress[], ips: (string | RowOutcome)[]) {
+  const bySubnet = new Map<string, string[]>();
+  items.forEach((item, i) => {
+    const ip = ips[i];
+    if (typeof ip === 'string') bySubnet.set(item.home.id, [...(bySubnet.get(item.home.id) ?? []), ip]);
+  });
+  const found = new Map<string, string>();
+  for (const [subnetId, subnetIps] of bySubnet) {
+    for (const child of await repo.childrenContaining(tx, orgId, subnetId, subnetIps)) {
+      found.set(`${subnetId}/${formatIp(parseIp(child.ip)!)}`, child.network);
+    }
+  }
+  const holding = new Map<number, string>();
+  items.forEach((item, i) => {
+    const network = found.get(`${item.home.id}/${ips[i]}`);
+    if (network) holding.set(i, network);
+  });
+  return holding;
 }

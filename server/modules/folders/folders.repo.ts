@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { folders } from '../../db/schema';
 import { orgRows } from '../shared/org-rows';
@@ -11,3 +11,11 @@ export const { get, getForUpdate, countInOrg, insert, update, remove } = orgRows
 
 export const list = (db: Db, orgId: string) =>
   db.select().from(folders).where(eq(folders.orgId, orgId)).orderBy(asc(folders.sortOrder), asc(folders.name));
+
+export const findByName = async (db: Db, orgId: string, name: string) =>
+  (
+    await db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.orgId, orgId), eq(folders.name, name)))
+  )[0];

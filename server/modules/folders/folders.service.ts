@@ -3,6 +3,7 @@ import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contra
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { folderFields } from '../activity/activity.changes';
+import type { Actor } from '../activity/activity.service';
 import { plainCrud } from '../shared/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './folders.repo';
@@ -41,6 +42,11 @@ export async function updateFolder(db: Db, caller: Principal, id: string, input:
 
 export async function deleteFolder(db: Db, caller: Principal, id: string) {
   await folder.remove(db, caller, id);
+}
+
+/** The organisation's folder with this name, created (within the plan's limit, and logged) when missing. */
+export async function ensureFolder(tx: Db, caller: Actor, name: string) {
+  return (await repo.findByName(tx, caller.orgId, name)) ?? folder.insert(tx, caller, { name });
 }
 
 /** Whether the organisation has this folder: for other modules' references to it. */

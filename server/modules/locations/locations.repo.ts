@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { locations } from '../../db/schema';
 import { orgRows } from '../shared/org-rows';
@@ -27,3 +27,11 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .from(locations)
     .where(eq(locations.orgId, orgId))
     .orderBy(asc(locations.name));
+
+export const findByName = async (db: Db, orgId: string, name: string) =>
+  (
+    await db
+      .select()
+      .from(locations)
+      .where(and(eq(locations.orgId, orgId), eq(locations.name, name)))
+  )[0];

@@ -3,6 +3,7 @@ import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { locationFields } from '../activity/activity.changes';
+import type { Actor } from '../activity/activity.service';
 import { plainCrud } from '../shared/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './locations.repo';
@@ -39,6 +40,11 @@ export async function updateLocation(db: Db, caller: Principal, id: string, inpu
 
 export async function deleteLocation(db: Db, caller: Principal, id: string) {
   await location.remove(db, caller, id);
+}
+
+/** The organisation's location with this name, created (within the plan's limit, and logged) when missing. */
+export async function ensureLocation(tx: Db, caller: Actor, name: string) {
+  return (await repo.findByName(tx, caller.orgId, name)) ?? location.insert(tx, caller, { name });
 }
 
 /** Whether the organisation has this location: for other modules' references to it. */

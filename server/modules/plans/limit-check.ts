@@ -19,9 +19,27 @@ export async function assertLimitLocked(
   countCurrent: () => Promise<number>,
   adding = 1,
 ): Promise<void> {
-  const { orgId } = owner;
-  const known = owner.plan ? owner : await getOrganization(tx, orgId);
-  if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return;
-  const org = await lockOrganization(tx, orgId);
-  assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, await countCurrent(), adding);
+  const take = await limitRoomLocked(tx, owner, name, countCurrent);
+  take(adding);
+}
+
+/**
+ * For adding rows one at a time within a limit (an import): locks and counts as `assertLimitLocked` does,
+ * once, and answers `take(adding = 1)`, which counts them or throws the 402 they would get.
+ */
+export async function limitRoomLocked(
+  tx: Db,
+  owner: LimitOwner,
+  name: LimitName,
+  countCurrent: () => Promise<number>,
+): Promise<(adding?: number) => void> {
+  const known = owner.plan ? owner : await getOrganization(tx, owner.orgId);
+  if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return () => {};
+  const org = await lockOrganization(tx, owner.orgId);
+  const limits = effectiveLimits(org.plan, org.limitOverrides);
+  let current = await countCurrent();
+  return (adding = 1) => {
+    assertWithinLimit(limits, name, current, adding);
+    current += adding;
+  };
 }

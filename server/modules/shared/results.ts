@@ -1,4 +1,4 @@
-import { duplicate, isUniqueViolation, notFound } from '../../errors';
+import { duplicate, HttpError, isUniqueViolation, notFound } from '../../errors';
 
 export function orNotFound<T>(row: T | undefined | null, resource: string): T {
   if (row === undefined || row === null) throw notFound(resource);
@@ -19,3 +19,19 @@ export async function uniqueOr<T>(action: () => Promise<T>, message: string): Pr
 export function given<T extends Record<string, unknown>>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** What became of one row of an import: its id when created, else why not. */
+export type RowOutcome = { status: 'created'; id: string } | { status: 'skipped' | 'error'; error: string };
+
+/** A row's value, or the error outcome for the 4xx its computation throws (any other error propagates). */
+export function orRowError<T>(compute: () => T): T | RowOutcome {
+  try {
+    return compute();
+  } catch (error) {
+    if (error instanceof HttpError) return { status: 'error', error: error.message };
+    throw error;
+  }
+}
+
+export const isRowOutcome = (value: unknown): value is RowOutcome =>
+  typeof value === 'object' && value !== null && 'status' in value && 'error' in value;

@@ -2,7 +2,8 @@
  * Address spaces: a VRF, or the global (no-VRF) space. Other modules that write into a space (addresses)
  * take its lock through this file.
  */
-import type { Db } from '../../db/connection';
+import { sql } from 'drizzle-orm';
+import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 
 /** The global (no-VRF) space's key, as the generated space_id column stores it. */
@@ -57,4 +58,17 @@ export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Pr
 export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> {
   const [home] = await addressHomeLocked(tx, orgId, subnetId);
   return home && { network: home.network, isPool: home.isPool, vrfId: home.vrfId };
+}
+
+/** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
+export type NamedHome = AddressHome & { id: string; vrfName: string | null };
+
+/** The organisation's subnets with one of these CIDRs, in every space: for an import's address rows. */
+export async function homesByNetwork(db: Db, orgId: string, networks: string[]): Promise<NamedHome[]> {
+  if (networks.length === 0) return [];
+  const result = await db.execute(sql`
+    SELECT s.id, s.network::text AS network, s.is_pool AS "isPool", s.vrf_id AS "vrfId", v.name AS "vrfName"
+    FROM subnets s LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
+    WHERE s.org_id = ${orgId} AND s.network = ANY(${`{${networks.join(',')}}`}::cidr[])`);
+  return rowsOf<NamedHome>(result);
 }

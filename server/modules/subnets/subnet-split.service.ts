@@ -40,7 +40,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
       orgId,
       networks.map((network) => ({ ...inherited, network, parentId: row.parentId })),
     );
-    await repo.nestSplitParts(
+    await repo.nestInserted(
       tx,
       orgId,
       created.map((c) => c.id),

@@ -30,13 +30,19 @@ export async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, n
 
 /** Inserts a subnet under its smallest container and hands it what it covers. */
 export async function insertNested(tx: Db, orgId: string, values: repo.SubnetInsert) {
-  const spaceId = spaceOf(values.vrfId);
-  const parent = await repo.smallestContaining(tx, orgId, spaceId, values.network);
-  const parentId = parent?.id ?? null;
-  const row = await repo.insert(tx, orgId, { ...values, parentId });
-  await repo.adoptContained(tx, orgId, spaceId, values.network, row.id, parentId);
-  if (parentId) await repo.moveAddressesInto(tx, orgId, parentId, values.network, row.id);
-  return row;
+  return (await insertManyNested(tx, orgId, [values]))[0];
+}
+
+/** Inserts subnets (none equal to another of its space) and nests them, among themselves too (an import). */
+export async function insertManyNested(tx: Db, orgId: string, values: repo.SubnetInsert[]) {
+  if (values.length === 0) return [];
+  const rows = await repo.insertMany(tx, orgId, values);
+  await repo.nestInserted(
+    tx,
+    orgId,
+    rows.map((row) => row.id),
+  );
+  return rows;
 }
 
 /**

@@ -74,7 +74,20 @@ export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) 
   return db
     .insert(subnets)
     .values(values.map((v) => ({ orgId, ...v })))
-    .returning({ id: subnets.id, network: subnets.network });
+    .returning();
+}
+
+/** The positions (from 0) of the (space, network) pairs the organisation already has a subnet for. */
+export async function existingNetworks(db: Db, orgId: string, pairs: { spaceId: string; network: string }[]) {
+  if (pairs.length === 0) return new Set<number>();
+  const spaceIds = `{${pairs.map((p) => p.spaceId).join(',')}}`;
+  const networks = `{${pairs.map((p) => p.network).join(',')}}`;
+  const result = await db.execute(sql`
+    SELECT pair.n::int - 1 AS i
+    FROM unnest(${spaceIds}::uuid[], ${networks}::cidr[]) WITH ORDINALITY AS pair(space_id, network, n)
+    WHERE EXISTS (SELECT 1 FROM subnets s
+                  WHERE s.org_id = ${orgId} AND s.space_id = pair.space_id AND s.network = pair.network)`);
+  return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
 }
 
 /** Subnets inside `network` whose parent was `formerParentId` now have `newParentId` as their smallest container. */
@@ -290,23 +303,33 @@ export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: strin
   )[0];
 
 /**
- * After a split replaced a subnet by `partIds` (inserted under its parent, its children handed to that
- * parent): each part nests under its smallest container in the space (a former child or any deeper
- * descendant larger than the part), adopts the subnets inside it that had that container as parent, and
- * takes over that container's addresses inside its range.
+ * Nests subnets just inserted (`ids`, with any parent_id) by the hierarchy's rule, however they lie among
+ * themselves and the subnets already there: each takes its smallest strict container in its space as
+ * parent; a subnet already there takes the most specific new one containing it when that is smaller than
+ * its parent; an address takes the most specific new subnet containing it when that is smaller than its subnet.
  */
-export async function nestSplitParts(db: Db, orgId: string, partIds: string[]) {
-  const parts = sql`p.org_id = ${orgId} AND p.id IN (${sql.join(partIds, sql`, `)})`;
+export async function nestInserted(db: Db, orgId: string, ids: string[]) {
+  if (ids.length === 0) return;
+  const fresh = sql`p.org_id = ${orgId} AND p.id = ANY(${`{${ids.join(',')}}`}::uuid[])`;
   await db.execute(sql`UPDATE subnets p SET parent_id = (
       SELECT c.id FROM subnets c
       WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network >> p.network
       ORDER BY masklen(c.network) DESC LIMIT 1)
-    WHERE ${parts}`);
-  await db.execute(sql`UPDATE subnets g SET parent_id = p.id FROM subnets p
-    WHERE ${parts} AND g.org_id = ${orgId} AND g.space_id = p.space_id AND g.network << p.network
-      AND g.parent_id IS NOT DISTINCT FROM p.parent_id`);
-  await db.execute(sql`UPDATE addresses a SET subnet_id = p.id FROM subnets p
-    WHERE ${parts} AND a.org_id = ${orgId} AND a.subnet_id = p.parent_id AND a.ip <<= p.network`);
+    WHERE ${fresh}`);
+  await db.execute(sql`UPDATE subnets g SET parent_id = best.id
+    FROM (SELECT DISTINCT ON (g.id) g.id AS child, p.id, masklen(p.network) AS bits
+          FROM subnets p JOIN subnets g ON g.org_id = p.org_id AND g.space_id = p.space_id AND g.network << p.network
+          WHERE ${fresh}
+          ORDER BY g.id, masklen(p.network) DESC) best
+    WHERE g.org_id = ${orgId} AND g.id = best.child
+      AND (g.parent_id IS NULL OR best.bits > (SELECT masklen(network) FROM subnets WHERE id = g.parent_id))`);
+  await db.execute(sql`UPDATE addresses a SET subnet_id = best.id
+    FROM (SELECT DISTINCT ON (a.id) a.id AS address, p.id, masklen(p.network) AS bits
+          FROM subnets p JOIN addresses a ON a.org_id = p.org_id AND a.space_id = p.space_id AND a.ip <<= p.network
+          WHERE ${fresh}
+          ORDER BY a.id, masklen(p.network) DESC) best
+    WHERE a.org_id = ${orgId} AND a.id = best.address
+      AND best.bits > (SELECT masklen(network) FROM subnets WHERE id = a.subnet_id)`);
 }
 
 /** Addresses of a subnet that lie inside one of its children belong to that child. */

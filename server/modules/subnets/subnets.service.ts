@@ -4,12 +4,12 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { deleted, subnetFields } from '../activity/activity.changes';
+import { created, deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
 import * as locations from '../locations/locations.service';
-import { assertLimitLocked } from '../plans/limit-check';
-import { given, orNotFound, uniqueOr } from '../shared/results';
+import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
+import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';
@@ -17,15 +17,15 @@ import { ensureVrf } from '../vrfs/vrfs.service';
 import { lockSpaces, spaceOf } from './spaces';
 import { getWithUsage } from './subnet-usage.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
-import { assertNotInSpace, insertNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
+import { assertNotInSpace, insertManyNested, insertNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
 
-/** A network as given: a CIDR without host bits (the error names the normalised form). */
-export function parseNetwork(text: string): Cidr {
+/** A network as given: a CIDR without host bits (the error names the field and the normalised form). */
+export function parseNetwork(text: string, field = 'network'): Cidr {
   const parsed = parseCidr(text.trim());
-  if (!parsed) throw badRequest(`network: ${text} is not an IPv4 or IPv6 CIDR block such as 10.0.0.0/24`);
+  if (!parsed) throw badRequest(`${field}: ${text} is not an IPv4 or IPv6 CIDR block such as 10.0.0.0/24`);
   if (parsed.hostBitsSet) {
-    throw badRequest(`network: ${text} has host bits set; the network is ${formatCidr(parsed.cidr)}`);
+    throw badRequest(`${field}: ${text} has host bits set; the network is ${formatCidr(parsed.cidr)}`);
   }
   return parsed.cidr;
 }
@@ -85,32 +85,43 @@ export async function getSubnet(db: Db, caller: Principal, id: string) {
   return { ...dto, children };
 }
 
-export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
+/** The fields of a subnet as POST /subnets and the import check them; references are given as ids. */
+type SubnetFields = Omit<z.infer<typeof CreateSubnetBody>, 'folder_id' | 'vlan_id' | 'vrf_id' | 'location_id'>;
+type SubnetRefs = { folderId: string | null; vlanId: string | null; vrfId: string | null; locationId: string | null };
+
+/** The row a subnet is created with: the network normalised, the host fields checked against it (400 when wrong). */
+export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.SubnetInsert {
   const cidr = parseNetwork(input.network);
-  const network = formatCidr(cidr);
   const hosts = hostFields(input, cidr);
+  return {
+    network: formatCidr(cidr),
+    ...refs,
+    name: input.name ?? '',
+    description: input.description ?? '',
+    isPool: input.is_pool ?? false,
+    tracked: input.tracked ?? true,
+    scanEnabled: input.scan_enabled ?? false,
+    customFields: input.custom_fields ?? null,
+    gateway: hosts.gateway ?? null,
+    dnsPrimary: hosts.dnsPrimary ?? null,
+    dnsSecondary: hosts.dnsSecondary ?? null,
+  };
+}
+
+export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
+  const values = subnetValues(input, {
+    folderId: input.folder_id ?? null,
+    vlanId: input.vlan_id ?? null,
+    vrfId: input.vrf_id ?? null,
+    locationId: input.location_id ?? null,
+  });
+  const { network, vrfId } = values;
   await assertReferences(db, caller.orgId, input);
-  const vrfId = input.vrf_id ?? null;
   const created = await db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
     await assertNotInSpace(tx, caller.orgId, spaceOf(vrfId), network);
-    const row = await insertNested(tx, caller.orgId, {
-      network,
-      vrfId,
-      folderId: input.folder_id ?? null,
-      vlanId: input.vlan_id ?? null,
-      locationId: input.location_id ?? null,
-      name: input.name ?? '',
-      description: input.description ?? '',
-      isPool: input.is_pool ?? false,
-      tracked: input.tracked ?? true,
-      scanEnabled: input.scan_enabled ?? false,
-      customFields: input.custom_fields ?? null,
-      gateway: hosts.gateway ?? null,
-      dnsPrimary: hosts.dnsPrimary ?? null,
-      dnsSecondary: hosts.dnsSecondary ?? null,
-    });
+    const row = await insertNested(tx, caller.orgId, values);
     await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
     return row;
   });
@@ -182,4 +193,47 @@ export async function deleteSubnet(db: Db, caller: Principal, id: string) {
       })),
     );
   });
+}
+
+/**
+ * Creates an import's subnets in the caller's transaction, in order, by the rules of POST /subnets: a
+ * network already in its space (or earlier in the import) is skipped; one past the plan's limit is an
+ * error; the others are inserted together and nested (among themselves too), each logged as `import`.
+ */
+export async function importSubnets(tx: Db, caller: Principal, rows: repo.SubnetInsert[]): Promise<RowOutcome[]> {
+  const orgId = caller.orgId;
+  const take = await limitRoomLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId));
+  const spaces = rows.map((row) => spaceOf(row.vrfId));
+  await lockSpaces(tx, orgId, spaces);
+  const existing = await repo.existingNetworks(
+    tx,
+    orgId,
+    rows.map((row, i) => ({ spaceId: spaces[i], network: row.network })),
+  );
+  const taken = new Set<string>();
+  const accepted: repo.SubnetInsert[] = [];
+  const outcomes = rows.map((row, i): RowOutcome | number => {
+    const where = row.vrfId ? 'its VRF' : 'the global space';
+    const key = `${spaces[i]}/${row.network}`;
+    if (existing.has(i)) return { status: 'skipped', error: `duplicate: ${row.network} already exists in ${where}` };
+    if (taken.has(key)) {
+      return { status: 'skipped', error: `duplicate: ${row.network} is imported by an earlier row in ${where}` };
+    }
+    const refused = orRowError(take);
+    if (refused) return refused;
+    taken.add(key);
+    return accepted.push(row) - 1;
+  });
+  const inserted = await insertManyNested(tx, orgId, accepted);
+  await recordActivities(
+    tx,
+    caller,
+    inserted.map((row) => ({
+      action: 'import',
+      resourceType: 'subnet',
+      resourceId: row.id,
+      changes: created(subnetFields(row)),
+    })),
+  );
+  return outcomes.map((o) => (typeof o === 'number' ? { status: 'created', id: inserted[o].id } : o));
 }

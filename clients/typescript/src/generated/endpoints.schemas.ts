@@ -1638,11 +1638,8 @@ export interface ImportSubnetRow {
   description?: string;
   /** Primary DNS server IP address, e.g. 10.0.0.53 */
   dns_primary?: string;
-  /**
-   * Secondary DNS server IP address, e.g. 10.0.0.54
-   * @nullable
-   */
-  dns_secondary?: string | null;
+  /** Secondary DNS server IP address, e.g. 10.0.0.54 */
+  dns_secondary?: string;
   /** Whether the subnet is included in periodic reachability scans */
   scan_enabled?: boolean;
   /** false makes a structure-only container excluded from utilization */

@@ -2570,7 +2570,7 @@ export const ImportSubnetsBody = zod
               .optional()
               .describe('Free-text description of the subnet, e.g. Rack R12 servers'),
             dns_primary: zod.string().optional().describe('Primary DNS server IP address, e.g. 10.0.0.53'),
-            dns_secondary: zod.string().nullish().describe('Secondary DNS server IP address, e.g. 10.0.0.54'),
+            dns_secondary: zod.string().optional().describe('Secondary DNS server IP address, e.g. 10.0.0.54'),
             scan_enabled: zod
               .boolean()
               .optional()

@@ -1,0 +1,178 @@
+/**
+ * Bulk import of subnets and addresses. Each row is checked on its own (a bad row is an `error` result, the
+ * others still import); the rows left are created by the subnets and addresses modules in one transaction,
+ * by the rules of their single creates. Folders, VLANs, VRFs and locations named by rows are created once each.
+ */
+import type { z } from 'zod';
+import {
+  type ImportAddressesResponse,
+  ImportAddressRow,
+  ImportSubnetRow,
+  type ImportSubnetsResponse,
+} from '../../../contract/import-export.contract';
+import type { Db } from '../../db/connection';
+import { describeZod, HttpError } from '../../errors';
+import { formatCidr, parseCidr } from '../../ipam';
+import type { Principal } from '../../principal';
+import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
+import { ensureFolder } from '../folders/folders.service';
+import { ensureLocation } from '../locations/locations.service';
+import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
+import { homesByNetwork, type NamedHome } from '../subnets/spaces';
+import { importSubnets as createSubnets, parseNetwork, subnetValues } from '../subnets/subnets.service';
+import { ensureVlan } from '../vlans/vlans.service';
+import { ensureVrf } from '../vrfs/vrfs.service';
+
+type SubnetRow = z.infer<typeof ImportSubnetRow>;
+type SubnetValues = ReturnType<typeof subnetValues>;
+
+export async function importSubnets(
+  db: Db,
+  caller: Principal,
+  rows: unknown[],
+): Promise<z.infer<typeof ImportSubnetsResponse>> {
+  const checked = rows.map((raw) => {
+    const row = parseRow(ImportSubnetRow, raw);
+    if (isRowOutcome(row)) return row;
+    const noReferences = { folderId: null, vlanId: null, vrfId: null, locationId: null };
+    const values = orRowError(() => subnetValues(row, noReferences));
+    return isRowOutcome(values) ? values : { row, values };
+  });
+  const outcomes = await db.transaction(async (tx) => {
+    const named = namedObjects(tx, caller);
+    const ready: (RowOutcome | SubnetValues)[] = [];
+    for (const item of checked) ready.push(isRowOutcome(item) ? item : await withReferences(item, named));
+    const created = await createSubnets(
+      tx,
+      caller,
+      ready.filter((item): item is SubnetValues => !isRowOutcome(item)),
+    );
+    let next = 0;
+    return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
+  });
+  return {
+    results: outcomes.map((outcome, i) => {
+      const item = checked[i];
+      const network = isRowOutcome(item) ? textField(rows[i], 'network') : item.values.network;
+      return { ...resultOf(outcome, i), network };
+    }),
+    summary: summarise(outcomes),
+  };
+}
+
+export async function importAddresses(
+  db: Db,
+  caller: Principal,
+  rows: unknown[],
+): Promise<z.infer<typeof ImportAddressesResponse>> {
+  const checked = rows.map((raw) => {
+    const row = parseRow(ImportAddressRow, raw);
+    if (isRowOutcome(row)) return row;
+    const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
+    return isRowOutcome(network) ? network : { row, network };
+  });
+  const outcomes = await db.transaction(async (tx) => {
+    const networks = [...new Set(checked.flatMap((item) => (isRowOutcome(item) ? [] : [item.network])))];
+    const homes = await homesByNetwork(tx, caller.orgId, networks);
+    const ready = checked.map((item): RowOutcome | ImportedAddress => {
+      if (isRowOutcome(item)) return item;
+      const { subnet: _, vrf, ...input } = item.row;
+      const home = homeNamed(homes, item.network, vrf);
+      return isRowOutcome(home) ? home : { home, input };
+    });
+    const created = await createAddresses(
+      tx,
+      caller,
+      ready.filter((item): item is ImportedAddress => !isRowOutcome(item)),
+    );
+    let next = 0;
+    return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
+  });
+  return {
+    results: outcomes.map((outcome, i) => ({ ...resultOf(outcome, i), ip: textField(rows[i], 'ip') })),
+    summary: summarise(outcomes),
+  };
+}
+
+/** A row checked against its schema, or its error outcome naming the field. */
+function parseRow<T extends z.ZodTypeAny>(schema: T, raw: unknown): z.infer<T> | RowOutcome {
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : { status: 'error', error: describeZod('row', parsed.error) };
+}
+
+/** A field of a row as given, for its result ('' when it is not text). */
+function textField(raw: unknown, field: string): string {
+  const value = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** One result per row: its position from 1, its status, the id created (else null) and why not. */
+const resultOf = (outcome: RowOutcome, i: number) =>
+  outcome.status === 'created'
+    ? { row: i + 1, status: outcome.status, id: outcome.id }
+    : { row: i + 1, status: outcome.status, id: null, error: outcome.error };
+
+function summarise(outcomes: RowOutcome[]) {
+  const count = (status: RowOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+  return { created: count('created'), skipped: count('skipped'), errors: count('error') };
+}
+
+/**
+ * The folders, VLANs, VRFs and locations rows name, found or created once per import. A name that cannot
+ * be created (the plan's limit on them) is the error of every row naming it.
+ */
+function namedObjects(tx: Db, caller: Principal) {
+  const cached = <K>(field: string, ensure: (tx: Db, caller: Principal, key: K) => Promise<{ id: string }>) => {
+    const found = new Map<K, string | RowOutcome>();
+    return async (key: K | undefined): Promise<string | null | RowOutcome> => {
+      if (key === undefined) return null;
+      if (!found.has(key)) {
+        const id = await ensure(tx, caller, key).then(
+          (row) => row.id,
+          (error): RowOutcome => {
+            if (!(error instanceof HttpError)) throw error;
+            return { status: 'error', error: `${field}: ${error.message}` };
+          },
+        );
+        found.set(key, id);
+      }
+      return found.get(key) as string | RowOutcome;
+    };
+  };
+  return {
+    folder: cached('folder', ensureFolder),
+    vlan: cached('vlan', ensureVlan),
+    vrf: cached('vrf', ensureVrf),
+    location: cached('location', ensureLocation),
+  };
+}
+
+async function withReferences(
+  { row, values }: { row: SubnetRow; values: SubnetValues },
+  named: ReturnType<typeof namedObjects>,
+): Promise<SubnetValues | RowOutcome> {
+  const folderId = await named.folder(row.folder);
+  if (isRowOutcome(folderId)) return folderId;
+  const vlanId = await named.vlan(row.vlan);
+  if (isRowOutcome(vlanId)) return vlanId;
+  const vrfId = await named.vrf(row.vrf);
+  if (isRowOutcome(vrfId)) return vrfId;
+  const locationId = await named.location(row.location);
+  if (isRowOutcome(locationId)) return locationId;
+  return { ...values, folderId, vlanId, vrfId, locationId };
+}
+
+/** The subnet a row names: the CIDR in the VRF named, else in the global space, else the only one with it. */
+function homeNamed(homes: NamedHome[], network: string, vrf: string | undefined): NamedHome | RowOutcome {
+  const error = (message: string): RowOutcome => ({ status: 'error', error: `subnet: ${message}` });
+  const withNetwork = homes.filter((home) => formatCidr(parseCidr(home.network)!.cidr) === network);
+  if (vrf !== undefined) {
+    return withNetwork.find((home) => home.vrfName === vrf) ?? error(`no subnet ${network} in VRF "${vrf}"`);
+  }
+  const global = withNetwork.find((home) => home.vrfId === null);
+  if (global) return global;
+  if (withNetwork.length === 1) return withNetwork[0];
+  if (withNetwork.length === 0) return error(`no subnet ${network} in this organisation`);
+  const vrfs = withNetwork.map((home) => `"${home.vrfName}"`).join(', ');
+  return error(`${network} exists in the VRFs ${vrfs}; name one in vrf`);
+}
