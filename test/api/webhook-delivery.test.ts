@@ -127,6 +127,22 @@ describe('events for every change of the IPAM resources', () => {
     });
   });
 
+  it('sends the created events of an import, one per object, the named folder first', async () => {
+    const org = await h.org();
+    const sub = await subscribe(h, org);
+    const subnets = await ok(org, 'importSubnets', 200, {
+      body: { subnets: [{ network: '10.4.0.0/24', folder: 'DC' }, { network: '10.4.0.0/24' }] },
+    });
+    const addresses = await ok(org, 'importAddresses', 200, {
+      body: { addresses: [{ ip: '10.4.0.9', subnet: '10.4.0.0/24' }] },
+    });
+    await h.worker.runOnce();
+    const events = summary(received(h, sub));
+    expect(events.map(([type]) => type)).toEqual(['folder.created', 'subnet.created', 'address.created']);
+    expect(events[1][1]).toBe(subnets.results[0].id);
+    expect(events[2][1]).toBe(addresses.results[0].id);
+  });
+
   it('sends one event per address of a batch create, update and delete', async () => {
     const org = await h.org();
     const subnet = await createSubnet(org.api, '10.4.0.0/24');
