@@ -15,6 +15,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../server/db/connection';
 import { startServerProcess } from '../test/support/process';
 import { type CoreTiming, prepareCore } from './core';
+import { prepareExchange } from './exchange';
 import { load, residentMegabytes } from './load';
 import { seeder } from './seed';
 import { prepareThroughput, type ScenarioRound, throughputRound } from './throughput';
@@ -33,6 +34,7 @@ const commit = (await seed.rows<{ synchronous_commit: string }>(sql`SHOW synchro
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
 const coreRound = withCore ? await prepareCore(seed) : null;
+const exchangeRound = withCore ? await prepareExchange(seed) : null;
 /** BENCH_ONLY=<regular expression> measures only the hot paths whose name matches it (and the ceiling). */
 const only = process.env.BENCH_ONLY;
 const scenarios = (await prepareThroughput(seed)).filter(
@@ -59,7 +61,7 @@ let rss = 0;
 try {
   for (let r = 0; r < rounds; r++) {
     console.log(`round ${r + 1} of ${rounds} …`);
-    if (coreRound) core.push(await coreRound(call, r));
+    if (coreRound && exchangeRound) core.push([...(await coreRound(call, r)), ...(await exchangeRound(call))]);
     hot.push(
       await throughputRound(
         scenarios,
