@@ -95,4 +95,20 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);
     expect(statuses.filter((s) => s === 402)).toHaveLength(15);
   });
+
+  it('parallel imports naming the same new folder, VLAN and VRF create each once and all succeed', async () => {
+    const apis = await clients();
+    const named = { folder: 'DC', vlan: 7, vrf: 'corp', location: 'Berlin' };
+    const statuses = await race(apis, 10, async (api, i) => {
+      const response = await api.call('importSubnets', {
+        body: { subnets: [{ network: `10.70.${i}.0/24`, ...named }] },
+      });
+      return response.status;
+    });
+    expect(statuses).toEqual(Array(10).fill(200));
+    const folders = expectStatus(await apis[0].call('listFolders', {}), 200);
+    const subnets = expectStatus(await apis[0].call('listSubnets', {}), 200);
+    expect(folders.map((f) => f.name)).toEqual(['DC']);
+    expect(new Set(subnets.map((s) => s.folder_id))).toEqual(new Set([folders[0].id]));
+  });
 });

@@ -45,9 +45,8 @@ export async function deleteFolder(db: Db, caller: Principal, id: string) {
 }
 
 /** The organisation's folder with this name, created (within the plan's limit, and logged) when missing. */
-export async function ensureFolder(tx: Db, caller: Actor, name: string) {
-  return (await repo.findByName(tx, caller.orgId, name)) ?? folder.insert(tx, caller, { name });
-}
+export const ensureFolder = (tx: Db, caller: Actor, name: string) =>
+  folder.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
 /** Whether the organisation has this folder: for other modules' references to it. */
 export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

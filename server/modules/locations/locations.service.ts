@@ -43,9 +43,8 @@ export async function deleteLocation(db: Db, caller: Principal, id: string) {
 }
 
 /** The organisation's location with this name, created (within the plan's limit, and logged) when missing. */
-export async function ensureLocation(tx: Db, caller: Actor, name: string) {
-  return (await repo.findByName(tx, caller.orgId, name)) ?? location.insert(tx, caller, { name });
-}
+export const ensureLocation = (tx: Db, caller: Actor, name: string) =>
+  location.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
 /** Whether the organisation has this location: for other modules' references to it. */
 export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

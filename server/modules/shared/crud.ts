@@ -5,6 +5,7 @@
  * modules keep their checks, messages and DTOs, and map the rows these answer.
  */
 import type { Db } from '../../db/connection';
+import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../plans/limit-check';
@@ -39,9 +40,23 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
     await recordCreate(tx, caller, type, row.id, fields(row));
     return row;
   };
+  /**
+   * The row `find` answers, else a new one (within the plan's limit, logged). When a concurrent transaction
+   * adds the same row first, the insert (in a savepoint, so this transaction goes on) yields to it.
+   */
+  const ensure = async (tx: Db, caller: Actor, find: () => Promise<Row | undefined>, values: Values) => {
+    const existing = await find();
+    if (existing) return existing;
+    try {
+      return await tx.transaction((savepoint) => insert(savepoint, caller, values));
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      return orNotFound(await find(), name);
+    }
+  };
   return {
     name,
-    insert,
+    ensure,
     create: (db: Db, caller: Principal, values: Values, duplicate: string) =>
       db.transaction((tx) => insert(tx, caller, values, duplicate)),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */

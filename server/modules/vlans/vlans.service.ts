@@ -67,11 +67,8 @@ export async function deleteVlan(db: Db, caller: Principal, id: string) {
 }
 
 /** The organisation's VLAN with this number, created (within the plan's VLAN limit, and logged) when missing. */
-export async function ensureVlan(tx: Db, caller: Actor, vlanNumber: number) {
-  const existing = await repo.findByNumber(tx, caller.orgId, vlanNumber);
-  if (existing) return existing;
-  return vlan.insert(tx, caller, { vlanNumber });
-}
+export const ensureVlan = (tx: Db, caller: Actor, vlanNumber: number) =>
+  vlan.ensure(tx, caller, () => repo.findByNumber(tx, caller.orgId, vlanNumber), { vlanNumber });
 
 /** Whether the organisation has this VLAN: for other modules' references to it. */
 export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));

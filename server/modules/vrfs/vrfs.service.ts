@@ -54,11 +54,8 @@ export async function deleteVrf(db: Db, caller: Principal, id: string) {
 }
 
 /** The organisation's VRF with this name, created (within the plan's VRF limit, and logged) when missing. */
-export async function ensureVrf(tx: Db, caller: Actor, name: string) {
-  const existing = await repo.findByName(tx, caller.orgId, name);
-  if (existing) return existing;
-  return vrf.insert(tx, caller, { name });
-}
+export const ensureVrf = (tx: Db, caller: Actor, name: string) =>
+  vrf.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
 /** Whether the organisation has this VRF: for other modules' references to it. */
 export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));
