@@ -14,6 +14,31 @@ export interface CoreTiming {
 
 type Call = (key: string, method: string, path: string, body?: unknown) => Promise<Response>;
 
+/**
+ * Times `times` sequential requests (after `warm` more that warm caches and prepared plans, not kept) into
+ * `timings`; a request that fails stops the bench.
+ */
+export function measurer(timings: CoreTiming[], warm: number) {
+  return async (
+    name: string,
+    data: string,
+    target: number,
+    times: number,
+    request: (i: number) => Promise<Response>,
+  ) => {
+    const samples: number[] = [];
+    for (let i = 0; i < times + warm; i++) {
+      const start = performance.now();
+      const response = await request(i);
+      const body = await response.text();
+      const ms = performance.now() - start;
+      if (!response.ok) throw new Error(`${name}: ${response.status} ${body.slice(0, 300)}`);
+      if (i >= warm) samples.push(ms);
+    }
+    timings.push({ name, data, target, samples });
+  };
+}
+
 /** Seeds the organisations the core targets need; answers a function running one round of measurements. */
 export async function prepareCore(seed: Seeder) {
   // One organisation holding 100,004 subnets: an IPv6 /32 with 10,000 /48s, an IPv4 /8 with 50,000 /24s,
@@ -52,24 +77,7 @@ export async function prepareCore(seed: Seeder) {
   let batchBlock = 0;
   return async function measureRound(call: Call, round: number): Promise<CoreTiming[]> {
     const timings: CoreTiming[] = [];
-    const measure = async (
-      name: string,
-      data: string,
-      target: number,
-      times: number,
-      request: (i: number) => Promise<Response>,
-    ) => {
-      const samples: number[] = [];
-      for (let i = 0; i < times + 2; i++) {
-        const start = performance.now();
-        const response = await request(i);
-        const body = await response.text();
-        const ms = performance.now() - start;
-        if (!response.ok) throw new Error(`${name}: ${response.status} ${body.slice(0, 300)}`);
-        if (i >= 2) samples.push(ms); // the first two warm caches and prepared plans
-      }
-      timings.push({ name, data, target, samples });
-    };
+    const measure = measurer(timings, 2);
     await measure('GET free-blocks, prefix 64, limit 50', 'IPv6 /32 holding 10,000 child /48s', 50, 30, () =>
       call(big.key, 'GET', `/subnets/${v6}/free-blocks?prefix=64&limit=50`),
     );

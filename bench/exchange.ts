@@ -2,7 +2,7 @@
  * The data-exchange targets (imports, export, search, allocation): latency of single requests against an
  * organisation seeded for them, each a fixed bound in milliseconds, reported with the IPAM-core table.
  */
-import type { CoreTiming } from './core';
+import { type CoreTiming, measurer } from './core';
 import type { Seeder } from './seed';
 
 type Call = (key: string, method: string, path: string, body?: unknown) => Promise<Response>;
@@ -21,30 +21,12 @@ export async function prepareExchange(seed: Seeder) {
 
   return async function measureRound(call: Call): Promise<CoreTiming[]> {
     const timings: CoreTiming[] = [];
-    const measure = async (
-      name: string,
-      data: string,
-      target: number,
-      times: number,
-      request: () => Promise<Response>,
-    ) => {
-      const samples: number[] = [];
-      for (let i = 0; i < times; i++) {
-        const start = performance.now();
-        const response = await request();
-        const body = await response.text();
-        const ms = performance.now() - start;
-        if (!response.ok) throw new Error(`${name}: ${response.status} ${body.slice(0, 300)}`);
-        samples.push(ms);
-      }
-      timings.push({ name, data, target, samples });
-    };
-    const warm = subnetImports === 0 ? 2 : 0;
+    const measure = measurer(timings, subnetImports === 0 ? 2 : 0);
     await measure(
       'POST /import/subnets, 1,000 rows',
-      '10 folders, 10 VLANs named; nested /28s',
+      '1,000 /28s naming 10 folders and 10 VLANs',
       1500,
-      IMPORTS + warm,
+      IMPORTS,
       async () => {
         const block = subnetImports++;
         const subnets = Array.from({ length: 1000 }, (_, i) => ({
@@ -57,7 +39,7 @@ export async function prepareExchange(seed: Seeder) {
         return call(org.key, 'POST', '/import/subnets', { subnets });
       },
     );
-    await measure('POST /import/addresses, 1,000 rows', 'a /22 each time', 1000, IMPORTS + warm, () => {
+    await measure('POST /import/addresses, 1,000 rows', 'a /22 each time', 1000, IMPORTS, () => {
       const subnet = slash22s[addressImports++];
       const [a, b, c] = subnet.split('.').map(Number);
       const addresses = Array.from({ length: 1000 }, (_, i) => ({
@@ -67,8 +49,6 @@ export async function prepareExchange(seed: Seeder) {
       }));
       return call(org.key, 'POST', '/import/addresses', { addresses });
     });
-    // The first round's samples include the warm-up ones; drop them.
-    for (const timing of timings) timing.samples = timing.samples.slice(-IMPORTS);
     return timings;
   };
 }

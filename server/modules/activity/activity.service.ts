@@ -90,6 +90,21 @@ type Fields = Record<string, unknown>;
 export const recordCreate = (tx: Db, caller: Actor, resourceType: ResourceType, id: string, fields: Fields) =>
   recordActivity(tx, caller, { action: 'create', resourceType, resourceId: id, changes: created(fields) });
 
+/** One `batch_create` or `import` entry per object a batch or an import created, with its fields. */
+export const recordCreatedMany = <Row extends { id: string }>(
+  tx: Db,
+  caller: Actor,
+  action: 'batch_create' | 'import',
+  resourceType: ResourceType,
+  rows: Row[],
+  fields: (row: Row) => Fields,
+) =>
+  recordActivities(
+    tx,
+    caller,
+    rows.map((row) => ({ action, resourceType, resourceId: row.id, changes: created(fields(row)) })),
+  );
+
 /** An `update` entry with the fields whose value changed; nothing when none did. */
 export async function recordUpdate(
   tx: Db,

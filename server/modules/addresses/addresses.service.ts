@@ -10,8 +10,14 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { addressFields, created, deleted, updated } from '../activity/activity.changes';
-import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { addressFields, deleted, updated } from '../activity/activity.changes';
+import {
+  recordActivities,
+  recordCreate,
+  recordCreatedMany,
+  recordDelete,
+  recordUpdate,
+} from '../activity/activity.service';
 import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import { type AddressHome, addressHomeOf, lockAddressHome, lockSpaces, spaceOf } from '../subnets/spaces';
@@ -132,16 +138,7 @@ export async function batchCreateAddresses(
     await assertNotInChild(tx, caller.orgId, subnetId, ips);
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
     const inserted = await repo.insertSkippingAssigned(tx, caller.orgId, rows);
-    await recordActivities(
-      tx,
-      caller,
-      inserted.map((row) => ({
-        action: 'batch_create',
-        resourceType: 'address',
-        resourceId: row.id,
-        changes: created(addressFields(row)),
-      })),
-    );
+    await recordCreatedMany(tx, caller, 'batch_create', 'address', inserted, addressFields);
     return { created: inserted.length };
   });
 }
@@ -273,16 +270,7 @@ export async function importAddresses(tx: Db, caller: Principal, items: Imported
   // Under the shared space lock an ip can still be taken by a concurrent single create: that row is skipped.
   const inserted = accepted.length > 0 ? await repo.insertSkippingAssigned(tx, orgId, accepted) : [];
   const idOf = new Map(inserted.map((row) => [`${row.spaceId}/${formatIp(parseIp(row.ip)!)}`, row.id]));
-  await recordActivities(
-    tx,
-    caller,
-    inserted.map((row) => ({
-      action: 'import',
-      resourceType: 'address',
-      resourceId: row.id,
-      changes: created(addressFields(row)),
-    })),
-  );
+  await recordCreatedMany(tx, caller, 'import', 'address', inserted, addressFields);
   return outcomes.map((o) => {
     if (typeof o !== 'number') return o;
     const row = accepted[o];

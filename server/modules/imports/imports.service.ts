@@ -42,13 +42,7 @@ export async function importSubnets(
     const named = namedObjects(tx, caller);
     const ready: (RowOutcome | SubnetValues)[] = [];
     for (const item of checked) ready.push(isRowOutcome(item) ? item : await withReferences(item, named));
-    const created = await createSubnets(
-      tx,
-      caller,
-      ready.filter((item): item is SubnetValues => !isRowOutcome(item)),
-    );
-    let next = 0;
-    return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
+    return createRemaining(ready, (values) => createSubnets(tx, caller, values));
   });
   return {
     results: outcomes.map((outcome, i) => {
@@ -80,18 +74,19 @@ export async function importAddresses(
       const home = homeNamed(homes, item.network, vrf);
       return isRowOutcome(home) ? home : { home, input };
     });
-    const created = await createAddresses(
-      tx,
-      caller,
-      ready.filter((item): item is ImportedAddress => !isRowOutcome(item)),
-    );
-    let next = 0;
-    return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
+    return createRemaining(ready, (items) => createAddresses(tx, caller, items));
   });
   return {
     results: outcomes.map((outcome, i) => ({ ...resultOf(outcome, i), ip: textField(rows[i], 'ip') })),
     summary: summarise(outcomes),
   };
+}
+
+/** Creates the rows not decided yet (in order) and answers every row's outcome, in order. */
+async function createRemaining<T>(ready: (RowOutcome | T)[], create: (items: T[]) => Promise<RowOutcome[]>) {
+  const created = await create(ready.filter((item): item is T => !isRowOutcome(item)));
+  let next = 0;
+  return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
 }
 
 /** A row checked against its schema, or its error outcome naming the field. */

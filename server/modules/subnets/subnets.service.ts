@@ -4,8 +4,8 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { created, deleted, subnetFields } from '../activity/activity.changes';
-import { recordActivities, recordCreate, recordUpdate } from '../activity/activity.service';
+import { deleted, subnetFields } from '../activity/activity.changes';
+import { recordActivities, recordCreate, recordCreatedMany, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
 import * as locations from '../locations/locations.service';
 import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
@@ -225,15 +225,6 @@ export async function importSubnets(tx: Db, caller: Principal, rows: repo.Subnet
     return accepted.push(row) - 1;
   });
   const inserted = await insertManyNested(tx, orgId, accepted);
-  await recordActivities(
-    tx,
-    caller,
-    inserted.map((row) => ({
-      action: 'import',
-      resourceType: 'subnet',
-      resourceId: row.id,
-      changes: created(subnetFields(row)),
-    })),
-  );
+  await recordCreatedMany(tx, caller, 'import', 'subnet', inserted, subnetFields);
   return outcomes.map((o) => (typeof o === 'number' ? { status: 'created', id: inserted[o].id } : o));
 }
