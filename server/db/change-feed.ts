@@ -40,8 +40,9 @@ function subscribers() {
   };
 }
 
+/** One round trip (a client runs one query at a time: pg deprecates queueing them in parallel). */
 const listenAll = (client: pg.ClientBase) =>
-  Promise.all(CHANGE_CHANNELS.map((channel) => client.query(`LISTEN ${channel}`)));
+  client.query(CHANGE_CHANNELS.map((channel) => `LISTEN ${channel}`).join('; '));
 
 /**
  * The feed of a PostgreSQL server; pass `onPoolConnect` as the pool's `onConnect`, so every pooled

@@ -310,7 +310,8 @@ export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: strin
  */
 export async function nestInserted(db: Db, orgId: string, ids: string[]) {
   if (ids.length === 0) return;
-  const fresh = sql`p.org_id = ${orgId} AND p.id = ANY(${`{${ids.join(',')}}`}::uuid[])`;
+  const idArray = `{${ids.join(',')}}`;
+  const fresh = sql`p.org_id = ${orgId} AND p.id = ANY(${idArray}::uuid[])`;
   await db.execute(sql`UPDATE subnets p SET parent_id = (
       SELECT c.id FROM subnets c
       WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network >> p.network
@@ -323,13 +324,17 @@ export async function nestInserted(db: Db, orgId: string, ids: string[]) {
           ORDER BY g.id, masklen(p.network) DESC) best
     WHERE g.org_id = ${orgId} AND g.id = best.child
       AND (g.parent_id IS NULL OR best.bits > (SELECT masklen(network) FROM subnets WHERE id = g.parent_id))`);
-  await db.execute(sql`UPDATE addresses a SET subnet_id = best.id
-    FROM (SELECT DISTINCT ON (a.id) a.id AS address, p.id, masklen(p.network) AS bits
-          FROM subnets p JOIN addresses a ON a.org_id = p.org_id AND a.space_id = p.space_id AND a.ip <<= p.network
-          WHERE ${fresh}
-          ORDER BY a.id, masklen(p.network) DESC) best
-    WHERE a.org_id = ${orgId} AND a.id = best.address
-      AND best.bits > (SELECT masklen(network) FROM subnets WHERE id = a.subnet_id)`);
+  // The addresses are found by an index range on (org_id, space_id, ip) and updated by id: `ip <<= network`
+  // is no index condition there, and a join would let the planner scan the organisation's addresses.
+  await db.execute(sql`UPDATE addresses a SET subnet_id = (
+      SELECT p.id FROM subnets p
+      WHERE p.org_id = a.org_id AND p.id = ANY(${idArray}::uuid[]) AND p.space_id = a.space_id AND p.network >>= a.ip
+      ORDER BY masklen(p.network) DESC LIMIT 1)
+    WHERE a.org_id = ${orgId} AND a.id = ANY(ARRAY(
+      SELECT m.id FROM subnets p
+      JOIN addresses m ON m.org_id = p.org_id AND m.space_id = p.space_id
+        AND m.ip BETWEEN host(network(p.network))::inet AND host(broadcast(p.network))::inet
+      WHERE ${fresh} AND masklen(p.network) > (SELECT masklen(s.network) FROM subnets s WHERE s.id = m.subnet_id)))`);
 }
 
 /** Addresses of a subnet that lie inside one of its children belong to that child. */
