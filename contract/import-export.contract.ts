@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access } from './common/meta';
-import { CustomFields, text, Uuid } from './common/schemas';
+import { CustomFields, streamedText, text, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Import and export');
@@ -256,7 +256,7 @@ export const ExportAddressesQuery = z
   .object({ subnet_id: Uuid.optional().describe('Export only the addresses of this subnet; omit for all') })
   .strict();
 
-const SubnetsCsv = extendApi(z.string(), {
+const SubnetsCsv = streamedText({
   description:
     'CSV with a header row; columns network, name, description, folder, vlan, vrf, location, gateway, dns_primary, ' +
     'dns_secondary, is_pool, scan_enabled, tracked',
@@ -265,7 +265,7 @@ const SubnetsCsv = extendApi(z.string(), {
     '10.20.1.0/24,Office LAN,,Datacenter A,120,corp,Berlin,10.20.1.1,10.0.0.53,,false,false,true\n',
 });
 
-const AddressesCsv = extendApi(z.string(), {
+const AddressesCsv = streamedText({
   description:
     'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record',
   example:
@@ -311,6 +311,13 @@ export const importContract = c.router({
   },
 });
 
+/** How both exports write CSV. */
+const CSV_FORMAT =
+  'RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. ' +
+  'A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with ' +
+  "`'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; " +
+  '`Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`).';
+
 export const exportContract = c.router({
   exportSubnets: {
     method: 'GET',
@@ -320,7 +327,9 @@ export const exportContract = c.router({
       'All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, ' +
       'dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by ' +
-      'number); unset values are empty. The file can be turned back into import rows.',
+      'number); unset values are empty; rows in (VRF, network) order. ' +
+      CSV_FORMAT +
+      ' The rows can be turned back into import rows.',
     metadata: meta.read,
     query: ExportSubnetsQuery,
     responses: {
@@ -335,7 +344,8 @@ export const exportContract = c.router({
     description:
       'All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, ' +
-      'mac_address, description, status, owner, ptr_record; unset values are empty.',
+      'mac_address, description, status, owner, ptr_record; unset values are empty; rows in (VRF, ip) order. ' +
+      CSV_FORMAT,
     metadata: meta.read,
     query: ExportAddressesQuery,
     responses: {

@@ -47,3 +47,18 @@ export function text(max = 1000) {
 export function requiredName(max = 200) {
   return z.string().trim().min(1, 'must not be empty').max(max);
 }
+
+/**
+ * A text body (a CSV file) the server may stream: it answers a string or a Node readable stream, which
+ * ts-rest pipes to the response; clients receive the text. The document shows a string.
+ */
+export const streamedText = (openApi: { description: string; example: string }) =>
+  extendApi(
+    z
+      .union([
+        z.string(),
+        z.custom<NodeJS.ReadableStream>((value) => typeof value === 'object' && value !== null && 'pipe' in value),
+      ])
+      .transform(String),
+    { type: 'string', oneOf: undefined, ...openApi },
+  );

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredActivity } from '../../server/modules/activity/activity.service';
 import type { ApiClient } from '../support/client';
+import { parseCsv } from '../support/csv';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -59,33 +60,6 @@ const storedCount = async (org: TestOrg) => {
   );
   return (result as unknown as { rows: { n: number }[] }).rows[0].n;
 };
-
-/** RFC 4180 rows (the export ends every row with a line break). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (c === '"') {
-      quoted = !quoted;
-    } else if (!quoted && (c === ',' || c === '\n')) {
-      row.push(field);
-      field = '';
-      if (c === '\n') {
-        rows.push(row);
-        row = [];
-      }
-    } else {
-      field += c;
-    }
-  }
-  return rows;
-}
 
 describe('listing', () => {
   it('answers newest first with the total of every matching entry', async () => {

@@ -27,7 +27,7 @@ export type ResponseBody<Id extends OperationId, S extends number> = Id extends 
   : never;
 type DeclaredBody<R, S extends number> = S extends keyof R
   ? R[S] extends AppRouteResponse
-    ? ZodInputOrType<ResolveResponseType<R[S]>>
+    ? Exclude<ZodInputOrType<ResolveResponseType<R[S]>>, NodeJS.ReadableStream> // what a server streams arrives as text
     : never
   : never;
 

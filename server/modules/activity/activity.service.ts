@@ -15,6 +15,7 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
+import { csvField } from '../shared/csv';
 import { enqueueEvents } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
 import * as repo from './activity.repo';
@@ -195,9 +196,6 @@ export const CSV_COLUMNS = [
   'resource_id',
   'changes',
 ] as const;
-
-/** RFC 4180 quoting: a field holding a quote, comma or line break is quoted, its quotes doubled. */
-export const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
 /** The newest matching entries (at most ACTIVITY_EXPORT_MAX_ROWS) as CSV with a header row. */
 export async function exportActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>) {

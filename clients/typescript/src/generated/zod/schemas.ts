@@ -2752,7 +2752,7 @@ export const ImportAddressesResponse = zod
   .describe('Per-row outcome and totals of an address import');
 
 /**
- * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by number); unset values are empty. The file can be turned back into import rows.
+ * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows.
  * @summary Export subnets as CSV
  */
 export const ExportSubnetsQueryParams = zod
@@ -2764,7 +2764,7 @@ export const ExportSubnetsQueryParams = zod
 export const ExportSubnetsResponse = zod.unknown();
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record; unset values are empty.
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record; unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`).
  * @summary Export addresses as CSV
  */
 export const ExportAddressesQueryParams = zod
