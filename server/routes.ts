@@ -12,6 +12,7 @@ import { exportsRouter } from './modules/exports/exports.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { importsRouter } from './modules/imports/imports.router';
 import { locationsRouter } from './modules/locations/locations.router';
+import { searchRouter } from './modules/search/search.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
@@ -21,7 +22,7 @@ import { webhooksRouter } from './modules/webhooks/webhooks.router';
 const s = initServer();
 
 /** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
-const NOT_BUILT = ['billing', 'search', 'tools'] as const satisfies (keyof typeof contract)[];
+const NOT_BUILT = ['billing', 'tools'] as const satisfies (keyof typeof contract)[];
 
 /** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
 function notBuilt<T extends AppRouter>(router: T) {
@@ -53,7 +54,7 @@ export function buildRouter(context: ServerContext) {
     billing: notBuilt(contract.billing),
     imports: importsRouter(context),
     exports: exportsRouter(context),
-    search: notBuilt(contract.search),
+    search: searchRouter(context),
     tools: notBuilt(contract.tools),
   });
 }

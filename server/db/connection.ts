@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -59,7 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   try {
     const client = await PGlite.create({
       dataDir: options.dataDir ? resolve(options.dataDir) : undefined,
-      extensions: { btree_gist },
+      extensions: { btree_gist, pg_trgm },
     });
     const db = drizzlePglite(client, { schema }) as unknown as Db;
     await migrate(db);

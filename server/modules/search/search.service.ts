@@ -1,0 +1,33 @@
+import { SEARCH_MAX_RESULTS } from '../../../contract/search.contract';
+import type { Db } from '../../db/connection';
+import { formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
+import type { Principal } from '../../principal';
+import * as repo from './search.repo';
+
+/** `%`, `_` and `\` stand for themselves in the query. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The ways a query can match: as an ip, a CIDR, the start of one, and text. */
+export function searchTerms(q: string): repo.SearchTerms {
+  const text = q.trim();
+  const ip = parseIp(text);
+  const cidr = text.includes('/') ? parseCidr(text) : null;
+  const lower = text.toLowerCase();
+  return {
+    ip: ip ? formatIp(ip) : null,
+    cidr: cidr ? formatCidr(cidr.cidr) : null,
+    prefix: /^[0-9a-f:.]+(\/\d*)?$/.test(lower) ? `${escapeLike(lower)}%` : null,
+    substring: `%${escapeLike(text)}%`,
+    lower,
+  };
+}
+
+/** Subnets and addresses of the organisation matching `q`, best first, at most 50 of each. */
+export async function search(db: Db, caller: Principal, q: string) {
+  const terms = searchTerms(q);
+  const [subnets, addresses] = [
+    await repo.searchSubnets(db, caller.orgId, terms, SEARCH_MAX_RESULTS),
+    await repo.searchAddresses(db, caller.orgId, terms, SEARCH_MAX_RESULTS),
+  ];
+  return { subnets, addresses };
+}
