@@ -2,13 +2,18 @@
  * The data-exchange targets (imports, export, search, allocation): latency of single requests against an
  * organisation seeded for them, each a fixed bound in milliseconds, reported with the IPAM-core table.
  */
+import { sql } from 'drizzle-orm';
 import { type CoreTiming, measurer } from './core';
+import { residentMegabytes } from './load';
 import type { Seeder } from './seed';
 
 type Call = (key: string, method: string, path: string, body?: unknown) => Promise<Response>;
 
 /** Samples per round of each import (two more warm up in the first round). */
 const IMPORTS = 3;
+
+/** The most the server's resident memory grew over an export of 100,000 addresses (megabytes). */
+export let exportGrowth = 0;
 
 export async function prepareExchange(seed: Seeder) {
   const org = await seed.enterpriseOrg();
@@ -19,7 +24,20 @@ export async function prepareExchange(seed: Seeder) {
   let subnetImports = 0;
   let addressImports = 0;
 
-  return async function measureRound(call: Call): Promise<CoreTiming[]> {
+  // An organisation of 10,000 subnets (a /8 and 9,999 /24s) and 100,000 addresses, to export and search.
+  const big = await seed.enterpriseOrg();
+  const root = await seed.subnet(big.orgId, '10.0.0.0/8');
+  await seed.children(big.orgId, root, 9_999, sql`set_masklen('10.0.0.0'::inet + (i + 1) * 256, 24)::cidr`);
+  await seed.run(sql`UPDATE subnets SET name = 'site ' || host(network), description = 'rack ' || masklen(network)
+    WHERE org_id = ${big.orgId}`);
+  await seed.run(sql`
+    INSERT INTO addresses (org_id, subnet_id, ip, hostname, description)
+    SELECT ${big.orgId}, s.id, host(s.network)::inet + n, 'host-' || host(host(s.network)::inet + n), 'office ' || n
+    FROM (SELECT id, network FROM subnets WHERE org_id = ${big.orgId} AND masklen(network) = 24 LIMIT 10000) s,
+         generate_series(1, 10) AS n`);
+  const queries = ['10.0.42.7', '10.0.42', 'host-10.0.17.3', 'site 10.0.99', 'office 7', '10.0.42.0/24', 'rack'];
+
+  return async function measureRound(call: Call, serverPid: number): Promise<CoreTiming[]> {
     const timings: CoreTiming[] = [];
     const measure = measurer(timings, subnetImports === 0 ? 2 : 0);
     await measure(
@@ -49,6 +67,15 @@ export async function prepareExchange(seed: Seeder) {
       }));
       return call(org.key, 'POST', '/import/addresses', { addresses });
     });
+    const before = residentMegabytes(serverPid);
+    await measure('GET /export/addresses', '100,000 addresses', 3000, 1, () =>
+      call(big.key, 'GET', '/export/addresses'),
+    );
+    exportGrowth = Math.max(exportGrowth, residentMegabytes(serverPid) - before);
+    let query = 0;
+    await measure('GET /search', '10,000 subnets, 100,000 addresses; 7 kinds of query', 50, 21, () =>
+      call(big.key, 'GET', `/search?q=${encodeURIComponent(queries[query++ % queries.length])}`),
+    );
     return timings;
   };
 }

@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../server/db/connection';
 import { startServerProcess } from '../test/support/process';
 import { type CoreTiming, prepareCore } from './core';
-import { prepareExchange } from './exchange';
+import { exportGrowth, prepareExchange } from './exchange';
 import { load, residentMegabytes } from './load';
 import { seeder } from './seed';
 import { prepareThroughput, type ScenarioRound, throughputRound } from './throughput';
@@ -61,7 +61,8 @@ let rss = 0;
 try {
   for (let r = 0; r < rounds; r++) {
     console.log(`round ${r + 1} of ${rounds} …`);
-    if (coreRound && exchangeRound) core.push([...(await coreRound(call, r)), ...(await exchangeRound(call))]);
+    if (coreRound && exchangeRound)
+      core.push([...(await coreRound(call, r)), ...(await exchangeRound(call, server.pid))]);
     hot.push(
       await throughputRound(
         scenarios,
@@ -115,6 +116,9 @@ for (const [i, first] of hot[0].entries()) {
 }
 console.log(
   `| GET /subnets/{id}, embedded PGlite (one process) | — | ${embedded.requestsPerSecond.toFixed(0)} | ${(embedded.requestsPerSecond / median(hot.map((round) => round[0].result.requestsPerSecond))).toFixed(2)} | | ${embedded.p99} ms | | | |`,
+);
+console.log(
+  `\nServer memory growth over an export of 100,000 addresses: ${exportGrowth.toFixed(0)} MB (flat: streamed)`,
 );
 console.log(
   `\nServer resident memory after the load: ${rss.toFixed(0)} MB (target < 300 MB) ${rss < 300 ? 'met' : 'MISSED'}`,

@@ -9,8 +9,8 @@ export interface SearchTerms {
   prefix: string | null;
   /** A LIKE pattern for names, hostnames and descriptions holding the query. */
   substring: string;
-  /** The query, lower case, for exact name and hostname matches. */
-  lower: string;
+  /** A LIKE pattern for names and hostnames equal to the query (in any case). */
+  exact: string;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function searchSubnets(db: Db, orgId: string, terms: SearchTerms, l
         terms.prefix &&
           sql`SELECT id, 2 AS rank, 0 AS sort FROM subnets WHERE ${org} AND network::text LIKE ${terms.prefix}
               ORDER BY network::text`,
-        sql`SELECT id, 3 AS rank, CASE WHEN lower(name) = ${terms.lower} THEN 0 ELSE 1 END AS sort FROM subnets
+        sql`SELECT id, 3 AS rank, CASE WHEN name ILIKE ${terms.exact} THEN 0 ELSE 1 END AS sort FROM subnets
             WHERE ${org} AND name ILIKE ${terms.substring} ORDER BY sort, name`,
         sql`SELECT id, 4 AS rank, 0 AS sort FROM subnets WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY network`,
       ],
@@ -64,11 +64,11 @@ export async function searchAddresses(db: Db, orgId: string, terms: SearchTerms,
       sql`t.ip`,
       [
         terms.ip && sql`SELECT id, 0 AS rank, 0 AS sort FROM addresses WHERE ${org} AND ip = ${terms.ip}::inet`,
-        sql`SELECT id, 1 AS rank, 0 AS sort FROM addresses WHERE ${org} AND lower(hostname) = ${terms.lower}`,
+        sql`SELECT id, 1 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.exact}`,
         terms.prefix &&
           sql`SELECT id, 2 AS rank, 0 AS sort FROM addresses WHERE ${org} AND host(ip) LIKE ${terms.prefix} ORDER BY host(ip)`,
-        sql`SELECT id, 3 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.substring} ORDER BY hostname`,
-        sql`SELECT id, 4 AS rank, 0 AS sort FROM addresses WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY ip`,
+        sql`SELECT id, 3 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.substring} ORDER BY space_id, ip`,
+        sql`SELECT id, 4 AS rank, 0 AS sort FROM addresses WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY space_id, ip`,
       ],
       limit,
     ),

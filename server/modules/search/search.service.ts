@@ -18,7 +18,7 @@ export function searchTerms(q: string): repo.SearchTerms {
     cidr: cidr ? formatCidr(cidr.cidr) : null,
     prefix: /^[0-9a-f:.]+(\/\d*)?$/.test(lower) ? `${escapeLike(lower)}%` : null,
     substring: `%${escapeLike(text)}%`,
-    lower,
+    exact: escapeLike(text),
   };
 }
 
