@@ -135,6 +135,41 @@ export const BatchCreateAddressesBody = extendApi(
   },
 );
 
+/** Most addresses one allocation creates. */
+export const ALLOCATE_MAX_ADDRESSES = 500;
+
+export const AllocateAddressesBody = extendApi(
+  z
+    .object({
+      count: z
+        .number()
+        .int()
+        .min(1)
+        .max(ALLOCATE_MAX_ADDRESSES)
+        .default(1)
+        .describe('How many addresses to allocate, 1 to 500 (default 1)'),
+      hostname: addressFields.hostname.optional().describe('Host name; only with count 1'),
+      mac_address: MacAddressInput.optional().describe('MAC address; only with count 1'),
+      description: addressFields.description.optional().describe('Description of every allocated address'),
+      status: z
+        .enum(addressStatuses)
+        .default('assigned')
+        .describe('Status of every allocated address; default assigned'),
+      owner: addressFields.owner.optional(),
+      custom_fields: CustomFields.optional(),
+    })
+    .strict()
+    .refine((body) => body.count === 1 || (body.hostname === undefined && body.mac_address === undefined), {
+      message: 'hostname and mac_address name one address: give them only with count 1',
+      path: ['hostname'],
+    }),
+  {
+    title: 'AllocateAddressesBody',
+    description: 'How many of the lowest free addresses to take, and the fields they get',
+    example: { count: 1, hostname: 'web-07.example.com', owner: 'platform-team' },
+  },
+);
+
 export const BatchUpdateAddressesBody = extendApi(
   z
     .object({

@@ -1,9 +1,11 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { Address, AllocateAddressesBody } from './addresses.contract';
 import { errors } from './common/errors';
 import { access } from './common/meta';
 import { IdParams } from './common/schemas';
 import {
+  AllocateSubnetsBody,
   CreateSubnetBody,
   ListSubnetsQuery,
   SplitSubnetBody,
@@ -143,5 +145,37 @@ export const subnetsContract = c.router({
     pathParams: IdParams,
     query: SubnetFreeBlocksQuery,
     responses: { 200: SubnetFreeBlocks, ...errors(400, 401, 403, 404, 429) },
+  },
+  allocateAddress: {
+    method: 'POST',
+    path: '/subnets/:id/allocate-address',
+    summary: 'Allocate the next free addresses',
+    description:
+      'Creates `count` address records (default 1, at most 500) at the lowest free addresses of the subnet, the ' +
+      'addresses `GET /subnets/{id}/first-free` would answer one after another: not the network or broadcast ' +
+      'address (unless the subnet is a pool), not the gateway, not inside a child subnet, holding no record. ' +
+      'Atomic: concurrent allocations never get the same address and never fail because of each other. 409 ' +
+      '`exhausted` (nothing created) when fewer than `count` are free. Counts against the plan’s address limit ' +
+      '(402); each address gets a `create` activity entry and an `address.created` event.',
+    metadata: meta.write,
+    pathParams: IdParams,
+    body: AllocateAddressesBody,
+    responses: { 201: z.array(Address), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
+  },
+  allocateSubnet: {
+    method: 'POST',
+    path: '/subnets/:id/allocate-subnet',
+    summary: 'Allocate the next free child subnets',
+    description:
+      'Creates `count` child subnets (default 1, at most 64) of `prefix_length` at the lowest free aligned blocks ' +
+      'of the subnet, in its VRF: blocks that overlap no subnet below it and hold none of its address records ' +
+      '(a new subnet starts empty). `prefix_length` must be longer than the subnet’s and fit its family (400). ' +
+      'Atomic: concurrent allocations never get the same block and never fail because of each other. 409 ' +
+      '`exhausted` (nothing created) when fewer than `count` blocks are free. Counts against the plan’s subnet ' +
+      'limit (402); each subnet gets a `create` activity entry and a `subnet.created` event.',
+    metadata: meta.write,
+    pathParams: IdParams,
+    body: AllocateSubnetsBody,
+    responses: { 201: z.array(Subnet), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
   },
 });

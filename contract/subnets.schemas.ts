@@ -204,6 +204,42 @@ const VlanRef = z
     'must be a VLAN number from 1 to 4094, or empty to clear',
   );
 
+/** Most subnets one allocation creates. */
+export const ALLOCATE_MAX_SUBNETS = 64;
+
+export const AllocateSubnetsBody = extendApi(
+  CreateSubnetBody.pick({
+    name: true,
+    description: true,
+    folder_id: true,
+    vlan_id: true,
+    location_id: true,
+    is_pool: true,
+    tracked: true,
+    scan_enabled: true,
+    custom_fields: true,
+  }).extend({
+    prefix_length: z
+      .number()
+      .int()
+      .min(1)
+      .max(128)
+      .describe('Prefix length of the new subnets, longer than the parent’s, e.g. 26 for /26 blocks'),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(ALLOCATE_MAX_SUBNETS)
+      .default(1)
+      .describe('How many subnets to allocate, 1 to 64 (default 1)'),
+  }),
+  {
+    title: 'AllocateSubnetsBody',
+    description: 'The size and number of child subnets to carve out of the lowest free blocks, and their fields',
+    example: { prefix_length: 26, count: 2, name: 'k8s nodes' },
+  },
+);
+
 export const UpdateSubnetBody = extendApi(
   z
     .object({

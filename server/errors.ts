@@ -23,6 +23,7 @@ export const forbidden = (message: string, code = 'forbidden') => new HttpError(
 export const notFound = (resource: string) => new HttpError(404, 'not_found', `${resource} not found`);
 export const duplicate = (message: string) => new HttpError(400, 'duplicate', message);
 export const inUse = (message: string) => new HttpError(400, 'in_use', message);
+export const exhausted = (message: string) => new HttpError(409, 'exhausted', message);
 export const notImplemented = () =>
   new HttpError(501, 'not_implemented', 'This endpoint is part of the contract but not built yet');
 

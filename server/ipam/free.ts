@@ -32,6 +32,28 @@ export async function firstFree(
 }
 
 /**
+ * Up to `count` addresses of `window`, lowest first, inside none of `excluded` (sorted merged ranges) and
+ * not in `used` (sorted ascending): the free addresses a listing of the window's records leaves.
+ */
+export function freeInWindow(window: Range, excluded: Range[], used: bigint[], count: number): bigint[] {
+  const free: bigint[] = [];
+  let next = 0;
+  let candidate = window.first;
+  while (free.length < count) {
+    candidate = skipExcluded(candidate, excluded);
+    if (candidate > window.last) break;
+    while (next < used.length && used[next] < candidate) next++;
+    if (next < used.length && used[next] === candidate) {
+      candidate++;
+      continue;
+    }
+    free.push(candidate);
+    candidate++;
+  }
+  return free;
+}
+
+/**
  * The lowest `limit` aligned blocks of length `prefix` inside `parent` that collide with none of `occupied`
  * (any CIDRs inside parent, nested or not, e.g. every child subnet at any depth; supernets of parent must not be passed),
  * and the count of all such free blocks, capped: total = min(count, cap), capped = count >= cap.

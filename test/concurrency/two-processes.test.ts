@@ -22,8 +22,8 @@ async function clients(limits?: Record<string, number>) {
   return t.servers.map((s) => new ApiClient(s.url, { key }));
 }
 
-/** Runs `count` calls spread over both processes at once and answers the statuses. */
-async function race(apis: ApiClient[], count: number, call: (api: ApiClient, i: number) => Promise<number>) {
+/** Runs `count` calls spread over both processes at once and answers what each answered. */
+async function race<T>(apis: ApiClient[], count: number, call: (api: ApiClient, i: number) => Promise<T>) {
   return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length], i)));
 }
 
@@ -110,5 +110,38 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     const subnets = expectStatus(await apis[0].call('listSubnets', {}), 200);
     expect(folders.map((f) => f.name)).toEqual(['DC']);
     expect(new Set(subnets.map((s) => s.folder_id))).toEqual(new Set([folders[0].id]));
+  });
+
+  it('50 parallel single allocations in one /24 all succeed with 50 different addresses', async () => {
+    const apis = await clients();
+    const subnet = await createSubnet(apis[0], '10.80.0.0/24');
+    const ips = await race(apis, 50, async (api) => {
+      const response = await api.call('allocateAddress', { params: { id: subnet.id }, body: {} });
+      return expectStatus(response, 201)[0].ip;
+    });
+    expect(new Set(ips).size).toBe(50);
+    const expected = Array.from({ length: 50 }, (_, i) => `10.80.0.${i + 1}`);
+    expect([...ips].sort()).toEqual([...expected].sort());
+  });
+
+  it('parallel allocations at the edge of a subnet give every free address once, then 409', async () => {
+    const apis = await clients();
+    const subnet = await createSubnet(apis[0], '10.81.0.0/28'); // 14 usable
+    const statuses = await race(apis, 20, async (api) => {
+      const response = await api.call('allocateAddress', { params: { id: subnet.id }, body: {} });
+      return response.status;
+    });
+    expect(statuses.filter((s) => s === 201)).toHaveLength(14);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(6);
+  });
+
+  it('20 parallel subnet allocations in one /16 all succeed with 20 different blocks', async () => {
+    const apis = await clients();
+    const parent = await createSubnet(apis[0], '10.82.0.0/16');
+    const networks = await race(apis, 20, async (api) => {
+      const response = await api.call('allocateSubnet', { params: { id: parent.id }, body: { prefix_length: 24 } });
+      return expectStatus(response, 201)[0].network;
+    });
+    expect(new Set(networks).size).toBe(20);
   });
 });

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Cidr, firstFree, mergeRanges, parseCidr, type Range, skipExcluded } from '../../server/ipam';
+import {
+  type Cidr,
+  firstFree,
+  freeInWindow,
+  mergeRanges,
+  parseCidr,
+  type Range,
+  skipExcluded,
+} from '../../server/ipam';
 import { addressesOf, inAnyRange, modelUsable, seededRandom, sizeOf, smallParentArb } from './ipam-model';
 
 const DOMAIN = 60;
@@ -120,5 +128,27 @@ describe('firstFree', () => {
 
   it('refuses a nextUnused that goes backwards instead of looping', async () => {
     await expect(firstFree({ first: 10n, last: 20n }, [], (from) => from - 1n)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('freeInWindow', () => {
+  it('answers the lowest `count` values of the window in no excluded range and not used, as a walk does', () => {
+    fc.assert(
+      fc.property(
+        smallRangeArb,
+        fc.array(smallRangeArb, { maxLength: 6 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: DOMAIN + 12 }), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 30 }),
+        (window, excluded, used, count) => {
+          const usedValues = used.map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const walked: bigint[] = [];
+          for (let v = window.first; v <= window.last && walked.length < count; v++) {
+            if (!inAnyRange(v, excluded) && !usedValues.includes(v)) walked.push(v);
+          }
+          expect(freeInWindow(window, mergeRanges(excluded), usedValues, count)).toEqual(walked);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -31,6 +31,8 @@ export const RESOURCES = {
     firstFree: 'getSubnetFirstFreeIp',
     freeBlocks: 'getSubnetFreeBlocks',
     overlaps: 'listSubnetOverlaps',
+    allocateAddress: 'allocateAddress',
+    allocateSubnet: 'allocateSubnet',
   },
   addresses: {
     list: 'listSubnetAddresses',

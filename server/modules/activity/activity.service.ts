@@ -91,11 +91,11 @@ type Fields = Record<string, unknown>;
 export const recordCreate = (tx: Db, caller: Actor, resourceType: ResourceType, id: string, fields: Fields) =>
   recordActivity(tx, caller, { action: 'create', resourceType, resourceId: id, changes: created(fields) });
 
-/** One `batch_create` or `import` entry per object a batch or an import created, with its fields. */
+/** One entry per object an allocation, a batch or an import created, with its fields. */
 export const recordCreatedMany = <Row extends { id: string }>(
   tx: Db,
   caller: Actor,
-  action: 'batch_create' | 'import',
+  action: 'create' | 'batch_create' | 'import',
   resourceType: ResourceType,
   rows: Row[],
   fields: (row: Row) => Fields,

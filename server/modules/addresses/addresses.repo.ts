@@ -125,6 +125,20 @@ export async function countAssigned(db: Db, orgId: string, spaceId: string, ips:
   return rowsOf<{ n: number }>(result)[0].n;
 }
 
+/**
+ * The first `count` of `ips` (in order) this transaction can lock for itself, each with a transaction-level
+ * advisory lock per ip; an ip another allocation holds is passed over, not waited for. No ORDER BY: the
+ * function scan yields the candidates in order and LIMIT stops it, so no lock is taken past the last one kept.
+ */
+export async function lockFirstFree(db: Db, orgId: string, spaceId: string, ips: string[], count: number) {
+  const result = await db.execute(sql`
+    SELECT host(candidate.ip) AS ip
+    FROM unnest(${`{${ips.join(',')}}`}::inet[]) AS candidate(ip)
+    WHERE pg_try_advisory_xact_lock(hashtextextended('address:' || ${orgId} || ':' || ${spaceId} || ':' || host(candidate.ip), 0))
+    LIMIT ${count}`);
+  return rowsOf<{ ip: string }>(result).map((r) => r.ip);
+}
+
 /** Which of the (space, ip) pairs already hold a record, by their `i`. */
 export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: string; ip: string; i: number }[]) {
   if (pairs.length === 0) return new Set<number>();

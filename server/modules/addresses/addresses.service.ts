@@ -1,5 +1,7 @@
+import { setTimeout } from 'node:timers/promises';
 import type { z } from 'zod';
 import type {
+  AllocateAddressesBody,
   BatchCreateAddressesBody,
   BatchUpdateAddressesBody,
   CreateAddressBody,
@@ -7,7 +9,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../errors';
+import { badRequest, exhausted } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, deleted, updated } from '../activity/activity.changes';
@@ -21,6 +23,7 @@ import {
 import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import { type AddressHome, addressHomeOf, lockAddressHome, lockSpaces, spaceOf } from '../subnets/spaces';
+import { freeAddresses } from '../subnets/subnet-space.service';
 import * as repo from './addresses.repo';
 
 const toDto = (row: repo.AddressRow): repo.AddressDto => ({
@@ -299,3 +302,66 @@ async function childrenHolding(tx: Db, orgId: string, items: ImportedAddress[], 
   });
   return holding;
 }
+
+/** Attempts before an allocation gives up on candidates that concurrent allocations keep holding. */
+const ALLOCATION_ATTEMPTS = 20;
+
+/**
+ * Creates `count` addresses at the lowest free ips of the subnet. The space is locked shared (as for any
+ * address write), so the subnet and its children stay as read; concurrent allocations take different ips
+ * through per-ip advisory locks they pass over rather than wait for, and an ip a single create took
+ * meanwhile is skipped on insert and the search goes on.
+ */
+export async function allocateAddresses(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof AllocateAddressesBody>,
+) {
+  return db.transaction(async (tx) => {
+    const orgId = caller.orgId;
+    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId), input.count);
+    const home = homeOf(await lockAddressHome(tx, orgId, subnetId));
+    const spaceId = spaceOf(home.row.vrfId);
+    const rows: repo.AddressRow[] = [];
+    for (let attempt = 0; rows.length < input.count; attempt++) {
+      const missing = input.count - rows.length;
+      // The records this transaction inserted count as used: the search reads through it.
+      const free = await freeAddresses(tx, orgId, subnetId, missing + 64 * 2 ** Math.min(attempt, 6));
+      if (free.length < missing) {
+        throw exhausted(`${home.row.network} has ${free.length} free address(es), fewer than the ${missing} asked for`);
+      }
+      if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${home.row.network} could be locked`);
+      const ips = await repo.lockFirstFree(tx, orgId, spaceId, free, missing);
+      // Candidates held by other allocations become records (or free again) when those commit: wait a little.
+      if (ips.length < missing) await setTimeout(5 * (attempt + 1));
+      if (ips.length === 0) continue;
+      rows.push(
+        ...(await repo.insertSkippingAssigned(
+          tx,
+          orgId,
+          ips.map((ip) => ({
+            subnetId,
+            vrfId: home.row.vrfId,
+            ip,
+            status: input.status,
+            ...given({
+              hostname: input.hostname,
+              macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+              description: input.description,
+              owner: input.owner,
+              customFields: input.custom_fields,
+            }),
+          })),
+        )),
+      );
+    }
+    await recordCreatedMany(tx, caller, 'create', 'address', rows, addressFields);
+    return rows.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
+  });
+}
+
+const compareIps = (a: string, b: string) => {
+  const [x, y] = [parseIp(a)!.value, parseIp(b)!.value];
+  return x < y ? -1 : x > y ? 1 : 0;
+};

@@ -9,6 +9,8 @@ import {
   formatCidr,
   formatIp,
   freeBlocks,
+  freeInWindow,
+  mergeRanges,
   nextUnused,
   parseCidr,
   parseIp,
@@ -42,19 +44,46 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
 export async function getFirstFree(db: Db, caller: Principal, id: string) {
   const { row, cidr } = await load(db, caller.orgId, id);
+  const [ip] = await lowestFree(db, caller.orgId, row, cidr, 1);
+  return ip === undefined ? { ip: null, message: `No free address in ${row.network}` } : { ip };
+}
+
+/**
+ * Up to `count` free addresses of a subnet of the organisation (404 otherwise), lowest first, by the rules
+ * of first-free: for an allocation, inside its transaction with the subnet's space locked.
+ */
+export async function freeAddresses(db: Db, orgId: string, id: string, count: number) {
+  const { row, cidr } = await load(db, orgId, id);
+  return lowestFree(db, orgId, row, cidr, count);
+}
+
+/** First-free over and over: each free address found starts a listing of a window likely to hold the rest. */
+async function lowestFree(db: Db, orgId: string, row: repo.SubnetRow, cidr: Cidr, count: number) {
   const text = (value: bigint) => formatIp({ version: cidr.version, value });
   const value = (ip: string) => parseIp(ip)!.value;
   const usable = usableRange(cidr, row.isPool);
-  const excluded: Range[] = (await childCidrs(db, caller.orgId, id)).map(cidrRange);
+  const excluded: Range[] = (await childCidrs(db, orgId, row.id)).map(cidrRange);
   const gateway = row.gateway ? parseIp(row.gateway) : null;
   if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
+  const merged = mergeRanges(excluded);
   const records = {
-    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, id, text(low), ends.map(text)),
-    list: async (low: bigint, high: bigint) => (await repo.addressesBetween(db, id, text(low), text(high))).map(value),
+    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, row.id, text(low), ends.map(text)),
+    list: async (low: bigint, high: bigint) =>
+      (await repo.addressesBetween(db, row.id, text(low), text(high))).map(value),
   };
-  const ip = await firstFree(usable, excluded, (from) => nextUnused(from, usable.last, records));
-  if (ip === null) return { ip: null, message: `No free address in ${row.network}` };
-  return { ip: text(ip) };
+  const found: bigint[] = [];
+  let from = usable.first;
+  while (found.length < count && from <= usable.last) {
+    const first = await firstFree({ first: from, last: usable.last }, merged, (start) =>
+      nextUnused(start, usable.last, records),
+    );
+    if (first === null) break;
+    const missing = count - found.length;
+    const high = first + BigInt(2 * missing + 62) < usable.last ? first + BigInt(2 * missing + 62) : usable.last;
+    found.push(...freeInWindow({ first, last: high }, merged, await records.list(first, high), missing));
+    from = high + 1n;
+  }
+  return found.map(text);
 }
 
 export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefix: number, limit: number) {

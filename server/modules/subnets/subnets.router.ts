@@ -2,6 +2,8 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { allocateAddresses } from '../addresses/addresses.service';
+import { allocateSubnets } from './subnet-allocate.service';
 import * as space from './subnet-space.service';
 import { splitSubnet } from './subnet-split.service';
 import * as service from './subnets.service';
@@ -46,5 +48,13 @@ export const subnetsRouter = ({ db }: ServerContext) =>
     getSubnetFreeBlocks: async ({ req, params, query }) => ({
       status: 200,
       body: await space.getFreeBlocks(db, principalOf(req), params.id, query.prefix, query.limit),
+    }),
+    allocateAddress: async ({ req, params, body }) => ({
+      status: 201,
+      body: await allocateAddresses(db, principalOf(req), params.id, body),
+    }),
+    allocateSubnet: async ({ req, params, body }) => ({
+      status: 201,
+      body: await allocateSubnets(db, principalOf(req), params.id, body),
     }),
   });

@@ -50,7 +50,7 @@ function hostFields(input: Partial<Record<'gateway' | 'dns_primary' | 'dns_secon
 }
 
 /** References given by id in a body must be the caller's; a missing one is the request's fault (400). */
-async function assertReferences(
+export async function assertReferences(
   db: Db,
   orgId: string,
   refs: { folder_id?: string | null; vlan_id?: string | null; vrf_id?: string | null; location_id?: string | null },

@@ -27,7 +27,7 @@ export interface MessageResponse {
 export interface ApiError {
   /** Human-readable message naming the problem (the field, the limit, the conflicting network …) */
   error: string;
-  /** Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, not_implemented … */
+  /** Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, not_implemented … */
   code: string;
 }
 
@@ -637,6 +637,61 @@ export interface SubnetFreeBlocks {
 }
 
 /**
+ * Status of every allocated address; default assigned
+ */
+export type AllocateAddressesBodyStatus =
+  (typeof AllocateAddressesBodyStatus)[keyof typeof AllocateAddressesBodyStatus];
+
+export const AllocateAddressesBodyStatus = {
+  assigned: 'assigned',
+  reserved: 'reserved',
+  'd-dhcp': 'd-dhcp',
+  'm-dhcp': 'm-dhcp',
+  gateway: 'gateway',
+} as const;
+
+/**
+ * Free-form object of string keys
+ */
+export type AllocateAddressesBodyCustomFields = { [key: string]: unknown };
+
+/**
+ * How many of the lowest free addresses to take, and the fields they get
+ */
+export interface AllocateAddressesBody {
+  /**
+   * How many addresses to allocate, 1 to 500 (default 1)
+   * @minimum 1
+   * @maximum 500
+   */
+  count?: number;
+  /**
+   * Host name; only with count 1
+   * @maxLength 253
+   */
+  hostname?: string;
+  /**
+   * MAC address; only with count 1
+   * @pattern ^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$
+   */
+  mac_address?: string;
+  /**
+   * Description of every allocated address
+   * @maxLength 1000
+   */
+  description?: string;
+  /** Status of every allocated address; default assigned */
+  status?: AllocateAddressesBodyStatus;
+  /**
+   * Person or team responsible
+   * @maxLength 200
+   */
+  owner?: string;
+  /** Free-form object of string keys */
+  custom_fields?: AllocateAddressesBodyCustomFields;
+}
+
+/**
  * assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway
  */
 export type AddressStatus = (typeof AddressStatus)[keyof typeof AddressStatus];
@@ -683,6 +738,62 @@ export interface Address {
   created_at: string;
   /** RFC 3339 UTC timestamp */
   updated_at: string;
+}
+
+/**
+ * Free-form object of string keys
+ */
+export type AllocateSubnetsBodyCustomFields = { [key: string]: unknown };
+
+/**
+ * The size and number of child subnets to carve out of the lowest free blocks, and their fields
+ */
+export interface AllocateSubnetsBody {
+  /**
+   * Display name of the subnet, e.g. Servers
+   * @maxLength 200
+   */
+  name?: string;
+  /**
+   * Free-text description of the subnet, e.g. Rack R12 servers
+   * @maxLength 1000
+   */
+  description?: string;
+  /**
+   * Folder id, or null for none
+   * @nullable
+   */
+  folder_id?: string | null;
+  /**
+   * VLAN id, or null for none
+   * @nullable
+   */
+  vlan_id?: string | null;
+  /**
+   * Location id, or null for none
+   * @nullable
+   */
+  location_id?: string | null;
+  /** Pool: every address is usable, network and broadcast included */
+  is_pool?: boolean;
+  /** Default true; false makes a structure-only container */
+  tracked?: boolean;
+  /** Whether the subnet is included in periodic reachability scans */
+  scan_enabled?: boolean;
+  /** Free-form object of string keys */
+  custom_fields?: AllocateSubnetsBodyCustomFields;
+  /**
+   * Prefix length of the new subnets, longer than the parent’s, e.g. 26 for /26 blocks
+   * @minimum 1
+   * @maximum 128
+   */
+  prefix_length: number;
+  /**
+   * How many subnets to allocate, 1 to 64 (default 1)
+   * @minimum 1
+   * @maximum 64
+   */
+  count?: number;
 }
 
 /**

@@ -10,6 +10,8 @@ import type {
   AddressBatchCreateResult,
   AddressBatchDeleteResult,
   AddressBatchUpdateResult,
+  AllocateAddressesBody,
+  AllocateSubnetsBody,
   ApiError,
   ApiKey,
   ApiKeyCreated,
@@ -1603,6 +1605,214 @@ export const getSubnetFreeBlocks = async (
   return ipamFetch<getSubnetFreeBlocksResponse>(getGetSubnetFreeBlocksUrl(id, params), {
     ...options,
     method: 'GET',
+  });
+};
+
+export type allocateAddressResponse201 = {
+  data: Address[];
+  status: 201;
+};
+
+export type allocateAddressResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type allocateAddressResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type allocateAddressResponse402 = {
+  data: ApiError;
+  status: 402;
+};
+
+export type allocateAddressResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type allocateAddressResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type allocateAddressResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type allocateAddressResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type allocateAddressResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type allocateAddressResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type allocateAddressResponseSuccess = allocateAddressResponse201 & {
+  headers: Headers;
+};
+export type allocateAddressResponseError = (
+  | allocateAddressResponse400
+  | allocateAddressResponse401
+  | allocateAddressResponse402
+  | allocateAddressResponse403
+  | allocateAddressResponse404
+  | allocateAddressResponse409
+  | allocateAddressResponse413
+  | allocateAddressResponse415
+  | allocateAddressResponse429
+) & {
+  headers: Headers;
+};
+
+export type allocateAddressResponse = allocateAddressResponseSuccess | allocateAddressResponseError;
+
+export const getAllocateAddressUrl = (id: string) => {
+  return `/api/v1/subnets/${id}/allocate-address`;
+};
+
+/**
+ * Creates `count` address records (default 1, at most 500) at the lowest free addresses of the subnet, the addresses `GET /subnets/{id}/first-free` would answer one after another: not the network or broadcast address (unless the subnet is a pool), not the gateway, not inside a child subnet, holding no record. Atomic: concurrent allocations never get the same address and never fail because of each other. 409 `exhausted` (nothing created) when fewer than `count` are free. Counts against the plan’s address limit (402); each address gets a `create` activity entry and an `address.created` event.
+ * @summary Allocate the next free addresses
+ */
+export const allocateAddress = async (
+  id: string,
+  allocateAddressesBody: AllocateAddressesBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<allocateAddressResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<allocateAddressResponse>(getAllocateAddressUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(allocateAddressesBody),
+  });
+};
+
+export type allocateSubnetResponse201 = {
+  data: Subnet[];
+  status: 201;
+};
+
+export type allocateSubnetResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type allocateSubnetResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type allocateSubnetResponse402 = {
+  data: ApiError;
+  status: 402;
+};
+
+export type allocateSubnetResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type allocateSubnetResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type allocateSubnetResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type allocateSubnetResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type allocateSubnetResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type allocateSubnetResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type allocateSubnetResponseSuccess = allocateSubnetResponse201 & {
+  headers: Headers;
+};
+export type allocateSubnetResponseError = (
+  | allocateSubnetResponse400
+  | allocateSubnetResponse401
+  | allocateSubnetResponse402
+  | allocateSubnetResponse403
+  | allocateSubnetResponse404
+  | allocateSubnetResponse409
+  | allocateSubnetResponse413
+  | allocateSubnetResponse415
+  | allocateSubnetResponse429
+) & {
+  headers: Headers;
+};
+
+export type allocateSubnetResponse = allocateSubnetResponseSuccess | allocateSubnetResponseError;
+
+export const getAllocateSubnetUrl = (id: string) => {
+  return `/api/v1/subnets/${id}/allocate-subnet`;
+};
+
+/**
+ * Creates `count` child subnets (default 1, at most 64) of `prefix_length` at the lowest free aligned blocks of the subnet, in its VRF: blocks that overlap no subnet below it and hold none of its address records (a new subnet starts empty). `prefix_length` must be longer than the subnet’s and fit its family (400). Atomic: concurrent allocations never get the same block and never fail because of each other. 409 `exhausted` (nothing created) when fewer than `count` blocks are free. Counts against the plan’s subnet limit (402); each subnet gets a `create` activity entry and a `subnet.created` event.
+ * @summary Allocate the next free child subnets
+ */
+export const allocateSubnet = async (
+  id: string,
+  allocateSubnetsBody: AllocateSubnetsBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<allocateSubnetResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<allocateSubnetResponse>(getAllocateSubnetUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(allocateSubnetsBody),
   });
 };
 

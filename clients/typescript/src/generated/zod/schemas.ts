@@ -928,6 +928,203 @@ export const GetSubnetFreeBlocksResponse = zod
   .describe('Free blocks of a prefix length inside a subnet');
 
 /**
+ * Creates `count` address records (default 1, at most 500) at the lowest free addresses of the subnet, the addresses `GET /subnets/{id}/first-free` would answer one after another: not the network or broadcast address (unless the subnet is a pool), not the gateway, not inside a child subnet, holding no record. Atomic: concurrent allocations never get the same address and never fail because of each other. 409 `exhausted` (nothing created) when fewer than `count` are free. Counts against the plan’s address limit (402); each address gets a `create` activity entry and an `address.created` event.
+ * @summary Allocate the next free addresses
+ */
+export const AllocateAddressParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const allocateAddressBodyCountDefault = 1;
+export const allocateAddressBodyCountMax = 500;
+
+export const allocateAddressBodyHostnameMax = 253;
+
+export const allocateAddressBodyMacAddressRegExp = new RegExp(
+  '^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$',
+);
+export const allocateAddressBodyDescriptionMax = 1000;
+
+export const allocateAddressBodyStatusDefault = `assigned`;
+export const allocateAddressBodyOwnerMax = 200;
+
+export const AllocateAddressBody = zod
+  .object({
+    count: zod
+      .number()
+      .int()
+      .min(1)
+      .max(allocateAddressBodyCountMax)
+      .default(allocateAddressBodyCountDefault)
+      .describe('How many addresses to allocate, 1 to 500 (default 1)'),
+    hostname: zod.string().max(allocateAddressBodyHostnameMax).optional().describe('Host name; only with count 1'),
+    mac_address: zod
+      .string()
+      .regex(allocateAddressBodyMacAddressRegExp)
+      .optional()
+      .describe('MAC address; only with count 1'),
+    description: zod
+      .string()
+      .max(allocateAddressBodyDescriptionMax)
+      .optional()
+      .describe('Description of every allocated address'),
+    status: zod
+      .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
+      .default(allocateAddressBodyStatusDefault)
+      .describe('Status of every allocated address; default assigned'),
+    owner: zod.string().max(allocateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
+    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+  })
+  .strict()
+  .describe('How many of the lowest free addresses to take, and the fields they get');
+
+export const AllocateAddressResponseItem = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
+    subnet_id: zod.string().uuid().describe('Subnet the address belongs to: the smallest subnet containing it'),
+    ip: zod.string().describe('IPv4 or IPv6 address, e.g. 10.0.1.10 or 2001:db8::10; immutable'),
+    hostname: zod.string().describe('Hostname, e.g. web-01.example.com'),
+    mac_address: zod.string().describe('Colon-separated lower-case hex, e.g. 00:1a:2b:3c:4d:5e; empty when unset'),
+    description: zod.string().describe('Free-text description of the address; empty when unset'),
+    status: zod
+      .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
+      .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
+    owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
+    ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    last_seen: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the address was last seen on the network; omitted when unset'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('An IP address record inside a subnet');
+export const AllocateAddressResponse = zod.array(AllocateAddressResponseItem);
+
+/**
+ * Creates `count` child subnets (default 1, at most 64) of `prefix_length` at the lowest free aligned blocks of the subnet, in its VRF: blocks that overlap no subnet below it and hold none of its address records (a new subnet starts empty). `prefix_length` must be longer than the subnet’s and fit its family (400). Atomic: concurrent allocations never get the same block and never fail because of each other. 409 `exhausted` (nothing created) when fewer than `count` blocks are free. Counts against the plan’s subnet limit (402); each subnet gets a `create` activity entry and a `subnet.created` event.
+ * @summary Allocate the next free child subnets
+ */
+export const AllocateSubnetParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const allocateSubnetBodyNameMax = 200;
+
+export const allocateSubnetBodyDescriptionMax = 1000;
+
+export const allocateSubnetBodyPrefixLengthMax = 128;
+
+export const allocateSubnetBodyCountDefault = 1;
+export const allocateSubnetBodyCountMax = 64;
+
+export const AllocateSubnetBody = zod
+  .object({
+    name: zod.string().max(allocateSubnetBodyNameMax).optional().describe('Display name of the subnet, e.g. Servers'),
+    description: zod
+      .string()
+      .max(allocateSubnetBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description of the subnet, e.g. Rack R12 servers'),
+    folder_id: zod.string().uuid().nullish().describe('Folder id, or null for none'),
+    vlan_id: zod.string().uuid().nullish().describe('VLAN id, or null for none'),
+    location_id: zod.string().uuid().nullish().describe('Location id, or null for none'),
+    is_pool: zod.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
+    tracked: zod.boolean().optional().describe('Default true; false makes a structure-only container'),
+    scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
+    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    prefix_length: zod
+      .number()
+      .int()
+      .min(1)
+      .max(allocateSubnetBodyPrefixLengthMax)
+      .describe('Prefix length of the new subnets, longer than the parent’s, e.g. 26 for /26 blocks'),
+    count: zod
+      .number()
+      .int()
+      .min(1)
+      .max(allocateSubnetBodyCountMax)
+      .default(allocateSubnetBodyCountDefault)
+      .describe('How many subnets to allocate, 1 to 64 (default 1)'),
+  })
+  .strict()
+  .describe('The size and number of child subnets to carve out of the lowest free blocks, and their fields');
+
+export const allocateSubnetResponseUtilizationMin = 0;
+export const allocateSubnetResponseUtilizationMax = 1;
+
+export const allocateSubnetResponseUsedCountMin = 0;
+
+export const allocateSubnetResponseTotalCountMin = 0;
+
+export const allocateSubnetResponseVlanNumberMax = 4094;
+
+export const AllocateSubnetResponseItem = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the subnet (UUID)'),
+    folder_id: zod.string().uuid().nullable().describe('Folder holding the subnet; null when unfoldered'),
+    parent_id: zod
+      .string()
+      .uuid()
+      .optional()
+      .describe('Smallest containing subnet in the same VRF; omitted for a top-level subnet'),
+    network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48; immutable'),
+    name: zod.string().describe('Display name of the subnet, e.g. Servers'),
+    description: zod.string().describe('Free-text description of the subnet; empty when unset'),
+    vlan_id: zod.string().uuid().nullable().describe('VLAN the subnet is attached to; null when none'),
+    vrf_id: zod.string().uuid().nullable().describe('VRF (address space) of the subnet; null for the global space'),
+    location_id: zod.string().uuid().nullable().describe('Location of the subnet; null when none'),
+    is_pool: zod.boolean().describe('A pool: every address is usable, network and broadcast included'),
+    gateway: zod.string().nullable().describe('Gateway IP address; null when unset'),
+    dns_primary: zod.string().nullable().describe('Primary DNS server IP address; null when unset'),
+    dns_secondary: zod.string().nullable().describe('Secondary DNS server IP address; null when unset'),
+    scan_enabled: zod.boolean().describe('Whether the subnet is included in periodic reachability scans'),
+    tracked: zod
+      .boolean()
+      .describe('false makes a structure-only container excluded from the utilization statistics of its ancestors'),
+    utilization: zod
+      .number()
+      .min(allocateSubnetResponseUtilizationMin)
+      .max(allocateSubnetResponseUtilizationMax)
+      .describe('Fraction of used over total addresses, 0 to 1'),
+    used_count: zod
+      .number()
+      .int()
+      .min(allocateSubnetResponseUsedCountMin)
+      .optional()
+      .describe('Address records in the subnet and its tracked descendants; omitted when unset'),
+    total_count: zod
+      .number()
+      .int()
+      .min(allocateSubnetResponseTotalCountMin)
+      .optional()
+      .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+    folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
+    vlan_number: zod
+      .number()
+      .int()
+      .min(1)
+      .max(allocateSubnetResponseVlanNumberMax)
+      .optional()
+      .describe('Resolved VLAN number; omitted when unset'),
+    vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
+    location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe(
+    'A CIDR range (IPv4 such as 10.0.1.0/24 or IPv6 such as 2001:db8::/48) with utilization statistics and resolved names',
+  );
+export const AllocateSubnetResponse = zod.array(AllocateSubnetResponseItem);
+
+/**
  * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset; the total is in the `X-Total-Count` header.
  * @summary List the addresses of a subnet
  */
