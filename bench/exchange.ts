@@ -21,6 +21,9 @@ export async function prepareExchange(seed: Seeder) {
   const slash22s: string[] = [];
   for (let i = 0; i < 40; i++) slash22s.push(`100.64.${i * 4}.0/22`);
   for (const network of slash22s) await seed.subnet(org.orgId, network);
+  const slash24s: string[] = [];
+  for (let i = 0; i < 10; i++) slash24s.push(await seed.subnet(org.orgId, `100.100.${i}.0/24`));
+  let allocations = 0;
   let subnetImports = 0;
   let addressImports = 0;
 
@@ -76,6 +79,30 @@ export async function prepareExchange(seed: Seeder) {
     await measure('GET /search', '10,000 subnets, 100,000 addresses; 7 kinds of query', 50, 21, () =>
       call(big.key, 'GET', `/search?q=${encodeURIComponent(queries[query++ % queries.length])}`),
     );
+    timings.push(await concurrentAllocations(call, org.key, slash24s[allocations++]));
     return timings;
+  };
+}
+
+/** 50 single allocations at once in one /24: they must get 50 different addresses; the sample is their p99. */
+async function concurrentAllocations(call: Call, key: string, subnetId: string): Promise<CoreTiming> {
+  const latencies: number[] = [];
+  const ips = await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      const start = performance.now();
+      const response = await call(key, 'POST', `/subnets/${subnetId}/allocate-address`, {});
+      const body = (await response.json()) as { ip: string }[];
+      latencies.push(performance.now() - start);
+      if (response.status !== 201) throw new Error(`allocate-address: ${response.status} ${JSON.stringify(body)}`);
+      return body[0].ip;
+    }),
+  );
+  if (new Set(ips).size !== 50) throw new Error(`allocate-address: ${new Set(ips).size} distinct ips of 50`);
+  latencies.sort((a, b) => a - b);
+  return {
+    name: 'POST allocate-address, 50 at once (p99 of the 50)',
+    data: 'one /24, 50 requests at once',
+    target: 100,
+    samples: [latencies[Math.ceil(latencies.length * 0.99) - 1]],
   };
 }
