@@ -125,20 +125,6 @@ export async function countAssigned(db: Db, orgId: string, spaceId: string, ips:
   return rowsOf<{ n: number }>(result)[0].n;
 }
 
-/**
- * The first `count` of `ips` (in order) this transaction can lock for itself, each with a transaction-level
- * advisory lock per ip; an ip another allocation holds is passed over, not waited for. No ORDER BY: the
- * function scan yields the candidates in order and LIMIT stops it, so no lock is taken past the last one kept.
- */
-export async function lockFirstFree(db: Db, orgId: string, spaceId: string, ips: string[], count: number) {
-  const result = await db.execute(sql`
-    SELECT host(candidate.ip) AS ip
-    FROM unnest(${`{${ips.join(',')}}`}::inet[]) AS candidate(ip)
-    WHERE pg_try_advisory_xact_lock(hashtextextended('address:' || ${orgId} || ':' || ${spaceId} || ':' || host(candidate.ip), 0))
-    LIMIT ${count}`);
-  return rowsOf<{ ip: string }>(result).map((r) => r.ip);
-}
-
 /** Which of the (space, ip) pairs already hold a record, by their `i`. */
 export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: string; ip: string; i: number }[]) {
   if (pairs.length === 0) return new Set<number>();
@@ -180,6 +166,48 @@ export const insertUnlessInChild = async (
       values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
     )
   )[0];
+
+/**
+ * Inserts addresses of one subnet at the first `count` of `ips` (in order) that this transaction can lock
+ * and that hold no record. The lock is a transaction-level advisory lock per ip, tried, not waited for: an
+ * ip another allocation holds is passed over. No ORDER BY: the function scan yields the candidates in
+ * order and LIMIT stops it, so no lock is taken past the last candidate kept.
+ */
+const insertAllocated = prepared<AddressRow>(
+  'address_insert_allocated',
+  `INSERT INTO addresses (org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
+   SELECT $1::uuid, $2::uuid, $3::uuid, candidate.ip, coalesce($6, ''), coalesce($7, ''), coalesce($8, ''), $9,
+     coalesce($10, ''), $11::jsonb
+   FROM (SELECT ip FROM unnest($4::inet[]) AS c(ip)
+         WHERE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || $12::uuid || ':' || host(ip), 0))
+         LIMIT $5) candidate
+   ON CONFLICT DO NOTHING
+   RETURNING ${ADDRESS_COLUMNS}`,
+);
+
+export const insertAllocatedAddresses = (
+  db: Db,
+  orgId: string,
+  spaceId: string,
+  ips: string[],
+  count: number,
+  values: Omit<AddressInsert, 'ip'>,
+): Promise<AddressRow[]> =>
+  insertAllocated(
+    db,
+    orgId,
+    values.subnetId,
+    values.vrfId ?? null,
+    `{${ips.join(',')}}`,
+    count,
+    values.hostname ?? null,
+    values.macAddress ?? null,
+    values.description ?? null,
+    values.status ?? 'assigned',
+    values.owner ?? null,
+    values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
+    spaceId,
+  );
 
 /** Inserts the rows whose ip is free in the space; answers the rows created. */
 export const insertSkippingAssigned = (db: Db, orgId: string, rows: AddressInsert[]) =>

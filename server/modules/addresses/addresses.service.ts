@@ -22,7 +22,14 @@ import {
 } from '../activity/activity.service';
 import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
-import { type AddressHome, addressHomeOf, lockAddressHome, lockSpaces, spaceOf } from '../subnets/spaces';
+import {
+  type AddressHome,
+  addressHomeOf,
+  lockAddressHome,
+  lockAllocationHome,
+  lockSpaces,
+  spaceOf,
+} from '../subnets/spaces';
 import { freeAddresses } from '../subnets/subnet-space.service';
 import * as repo from './addresses.repo';
 
@@ -321,40 +328,32 @@ export async function allocateAddresses(
   return db.transaction(async (tx) => {
     const orgId = caller.orgId;
     await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId), input.count);
-    const home = homeOf(await lockAddressHome(tx, orgId, subnetId));
-    const spaceId = spaceOf(home.row.vrfId);
+    const subnet = orNotFound(await lockAllocationHome(tx, orgId, subnetId), 'Subnet');
+    const values = {
+      subnetId,
+      vrfId: subnet.vrfId,
+      status: input.status,
+      ...given({
+        hostname: input.hostname,
+        macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+        description: input.description,
+        owner: input.owner,
+        customFields: input.custom_fields,
+      }),
+    };
     const rows: repo.AddressRow[] = [];
     for (let attempt = 0; rows.length < input.count; attempt++) {
       const missing = input.count - rows.length;
       // The records this transaction inserted count as used: the search reads through it.
-      const free = await freeAddresses(tx, orgId, subnetId, missing + 64 * 2 ** Math.min(attempt, 6));
+      const free = await freeAddresses(tx, subnet, missing + 64 * 2 ** Math.min(attempt, 6));
       if (free.length < missing) {
-        throw exhausted(`${home.row.network} has ${free.length} free address(es), fewer than the ${missing} asked for`);
+        throw exhausted(`${subnet.network} has ${free.length} free address(es), fewer than the ${missing} asked for`);
       }
-      if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${home.row.network} could be locked`);
-      const ips = await repo.lockFirstFree(tx, orgId, spaceId, free, missing);
+      if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${subnet.network} could be locked`);
+      const inserted = await repo.insertAllocatedAddresses(tx, orgId, spaceOf(subnet.vrfId), free, missing, values);
+      rows.push(...inserted);
       // Candidates held by other allocations become records (or free again) when those commit: wait a little.
-      if (ips.length < missing) await setTimeout(5 * (attempt + 1));
-      if (ips.length === 0) continue;
-      rows.push(
-        ...(await repo.insertSkippingAssigned(
-          tx,
-          orgId,
-          ips.map((ip) => ({
-            subnetId,
-            vrfId: home.row.vrfId,
-            ip,
-            status: input.status,
-            ...given({
-              hostname: input.hostname,
-              macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
-              description: input.description,
-              owner: input.owner,
-              customFields: input.custom_fields,
-            }),
-          })),
-        )),
-      );
+      if (inserted.length < missing) await setTimeout(5 * (attempt + 1));
     }
     await recordCreatedMany(tx, caller, 'create', 'address', rows, addressFields);
     return rows.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);

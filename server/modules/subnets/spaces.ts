@@ -60,6 +60,29 @@ export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): 
   return home && { network: home.network, isPool: home.isPool, vrfId: home.vrfId };
 }
 
+/** What allocating addresses in a subnet reads of it: its home, gateway and direct children. */
+export interface AllocationHome extends AddressHome {
+  id: string;
+  gateway: string | null;
+  children: string[];
+}
+
+const allocationHomeLocked = prepared<AllocationHome>(
+  'allocation_home_locked',
+  `SELECT id, ${HOME_COLUMNS}, host(gateway) AS gateway,
+     ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
+     pg_advisory_xact_lock_shared(hashtextextended('subnets:' || org_id || ':' || space_id, 0))
+   FROM subnets s WHERE org_id = $1 AND id = $2`,
+);
+
+/** A subnet as address allocation needs it, with its space locked shared (as `lockAddressHome`), in one round trip. */
+export async function lockAllocationHome(tx: Db, orgId: string, subnetId: string) {
+  const [home] = await allocationHomeLocked(tx, orgId, subnetId);
+  if (!home) return undefined;
+  const { id, network, isPool, vrfId, gateway, children } = home;
+  return { id, network, isPool, vrfId, gateway, children };
+}
+
 /** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
 export type NamedHome = AddressHome & { id: string; vrfName: string | null };
 

@@ -3,7 +3,6 @@ import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
 import {
   BITS,
-  type Cidr,
   cidrRange,
   firstFree,
   formatCidr,
@@ -31,9 +30,6 @@ export async function load(db: Db, orgId: string, id: string) {
   return { row, cidr: parseCidr(row.network)!.cidr };
 }
 
-const childCidrs = async (db: Db, orgId: string, id: string): Promise<Cidr[]> =>
-  (await repo.children(db, orgId, id)).map((c) => parseCidr(c.network)!.cidr);
-
 export async function getUsage(db: Db, caller: Principal, id: string) {
   const { row: names, used } = await getSubnetWithUsage(db, caller.orgId, id);
   const row = names.subnet;
@@ -43,45 +39,45 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
 
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
 export async function getFirstFree(db: Db, caller: Principal, id: string) {
-  const { row, cidr } = await load(db, caller.orgId, id);
-  const [ip] = await lowestFree(db, caller.orgId, row, cidr, 1);
+  const { row } = await load(db, caller.orgId, id);
+  const children = (await repo.children(db, caller.orgId, id)).map((c) => c.network);
+  const [ip] = await freeAddresses(db, { ...row, children }, 1);
   return ip === undefined ? { ip: null, message: `No free address in ${row.network}` } : { ip };
 }
 
-/**
- * Up to `count` free addresses of a subnet of the organisation (404 otherwise), lowest first, by the rules
- * of first-free: for an allocation, inside its transaction with the subnet's space locked.
- */
-export async function freeAddresses(db: Db, orgId: string, id: string, count: number) {
-  const { row, cidr } = await load(db, orgId, id);
-  return lowestFree(db, orgId, row, cidr, count);
-}
+/** What the search for free addresses reads of a subnet. */
+type SearchedSubnet = { id: string; network: string; isPool: boolean; gateway: string | null; children: string[] };
 
-/** First-free over and over: each free address found starts a listing of a window likely to hold the rest. */
-async function lowestFree(db: Db, orgId: string, row: repo.SubnetRow, cidr: Cidr, count: number) {
+/**
+ * Up to `count` free addresses of a subnet, lowest first: usable, not the gateway, in no child subnet,
+ * holding no record. A listing of a window past the last address looked at finds them where records are
+ * sparse (one round trip for a fresh subnet); a run of records is jumped over by first-free's counting search.
+ */
+export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number) {
+  const cidr = parseCidr(subnet.network)!.cidr;
   const text = (value: bigint) => formatIp({ version: cidr.version, value });
   const value = (ip: string) => parseIp(ip)!.value;
-  const usable = usableRange(cidr, row.isPool);
-  const excluded: Range[] = (await childCidrs(db, orgId, row.id)).map(cidrRange);
-  const gateway = row.gateway ? parseIp(row.gateway) : null;
+  const usable = usableRange(cidr, subnet.isPool);
+  const excluded: Range[] = subnet.children.map((network) => cidrRange(parseCidr(network)!.cidr));
+  const gateway = subnet.gateway ? parseIp(subnet.gateway) : null;
   if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
   const merged = mergeRanges(excluded);
   const records = {
-    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, row.id, text(low), ends.map(text)),
+    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, subnet.id, text(low), ends.map(text)),
     list: async (low: bigint, high: bigint) =>
-      (await repo.addressesBetween(db, row.id, text(low), text(high))).map(value),
+      (await repo.addressesBetween(db, subnet.id, text(low), text(high))).map(value),
   };
   const found: bigint[] = [];
-  let from = usable.first;
-  while (found.length < count && from <= usable.last) {
-    const first = await firstFree({ first: from, last: usable.last }, merged, (start) =>
+  let from: bigint | null = usable.first;
+  while (from !== null && found.length < count) {
+    const missing = count - found.length;
+    const window = from + BigInt(2 * missing + 62);
+    const high = window < usable.last ? window : usable.last;
+    found.push(...freeInWindow({ first: from, last: high }, merged, await records.list(from, high), missing));
+    if (found.length === count || high === usable.last) break;
+    from = await firstFree({ first: high + 1n, last: usable.last }, merged, (start) =>
       nextUnused(start, usable.last, records),
     );
-    if (first === null) break;
-    const missing = count - found.length;
-    const high = first + BigInt(2 * missing + 62) < usable.last ? first + BigInt(2 * missing + 62) : usable.last;
-    found.push(...freeInWindow({ first, last: high }, merged, await records.list(first, high), missing));
-    from = high + 1n;
   }
   return found.map(text);
 }
