@@ -37,6 +37,8 @@ const LEAST_ROLE: Record<string, Role> = {
   getAddress: 'viewer',
   createAddress: 'editor',
   batchCreateAddresses: 'editor',
+  allocateAddress: 'editor',
+  allocateSubnet: 'editor',
   batchUpdateAddresses: 'editor',
   batchDeleteAddresses: 'editor',
   updateAddress: 'editor',

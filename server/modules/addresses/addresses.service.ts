@@ -347,7 +347,8 @@ export async function allocateAddresses(
       // The records this transaction inserted count as used: the search reads through it.
       const free = await freeAddresses(tx, subnet, missing + 64 * 2 ** Math.min(attempt, 6));
       if (free.length < missing) {
-        throw exhausted(`${subnet.network} has ${free.length} free address(es), fewer than the ${missing} asked for`);
+        const total = rows.length + free.length;
+        throw exhausted(`${subnet.network} has ${total} free address(es), fewer than the ${input.count} asked for`);
       }
       if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${subnet.network} could be locked`);
       const inserted = await repo.insertAllocatedAddresses(tx, orgId, spaceOf(subnet.vrfId), free, missing, values);

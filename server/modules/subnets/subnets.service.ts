@@ -226,5 +226,11 @@ export async function importSubnets(tx: Db, caller: Principal, rows: repo.Subnet
   });
   const inserted = await insertManyNested(tx, orgId, accepted);
   await recordCreatedMany(tx, caller, 'import', 'subnet', inserted, subnetFields);
-  return outcomes.map((o) => (typeof o === 'number' ? { status: 'created', id: inserted[o].id } : o));
+  // Matched by (space, network), not by the order RETURNING happens to keep.
+  const idOf = new Map(inserted.map((row) => [`${row.spaceId}/${formatCidr(parseCidr(row.network)!.cidr)}`, row.id]));
+  return outcomes.map((o) =>
+    typeof o === 'number'
+      ? { status: 'created', id: idOf.get(`${spaceOf(accepted[o].vrfId)}/${accepted[o].network}`)! }
+      : o,
+  );
 }
