@@ -140,6 +140,13 @@ describe('export subnets', () => {
     expect((await subnetsCsv(api, folder.id)).slice(1).map((row) => row[0])).toEqual(['10.1.0.0/24']);
   });
 
+  it('answers 400 naming the folder_id that is not a uuid, and for an unknown filter', async () => {
+    const api = await fresh();
+    const error = expectStatus(await api.call('exportSubnets', { query: { folder_id: 'dc-1' } }), 400);
+    expect(error.error).toMatch(/folder_id/);
+    expectStatus(await api.call('exportSubnets', { query: { subnet_id: 'x' } }), 400);
+  });
+
   it('answers 404 for a folder of another organisation', async () => {
     const other = await fresh();
     const folder = expectStatus(await other.call('createFolder', { body: { name: 'DC' } }), 201);
@@ -240,6 +247,14 @@ describe('export addresses', () => {
       'ops',
       'web.example.com',
     ]);
+  });
+
+  it('answers 400 naming the subnet_id that is not a uuid', async () => {
+    const error = expectStatus(
+      await (await fresh()).call('exportAddresses', { query: { subnet_id: '10.1.0.0/24' } }),
+      400,
+    );
+    expect(error.error).toMatch(/subnet_id/);
   });
 
   it('exports only the subnet asked for, and 404 for another organisation’s', async () => {

@@ -53,6 +53,24 @@ const toDto = (row: repo.AddressRow): repo.AddressDto => ({
 export const normalizeMac = (mac: string) =>
   mac === '' ? '' : (mac.replace(/[:-]/g, '').toLowerCase().match(/../g) ?? []).join(':');
 
+/** The fields of an address a body may give, in the repository's names; only those given (MAC normalised). */
+const givenFields = (input: {
+  hostname?: string;
+  mac_address?: string;
+  description?: string;
+  owner?: string;
+  ptr_record?: string;
+  custom_fields?: Record<string, unknown>;
+}) =>
+  given({
+    hostname: input.hostname,
+    macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
+    description: input.description,
+    owner: input.owner,
+    ptrRecord: input.ptr_record,
+    customFields: input.custom_fields,
+  });
+
 /** The subnet an address is written into, with its parsed range; 404 when the organisation has none. */
 function homeOf(found: AddressHome | undefined) {
   const row = orNotFound(found, 'Subnet');
@@ -109,13 +127,7 @@ export async function createAddress(
       vrfId: subnet.row.vrfId,
       ip,
       status: input.status,
-      ...given({
-        hostname: input.hostname,
-        macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
-        description: input.description,
-        owner: input.owner,
-        customFields: input.custom_fields,
-      }),
+      ...givenFields(input),
     };
     const row = await uniqueOr(
       () => repo.insertUnlessInChild(tx, caller.orgId, values),
@@ -154,14 +166,7 @@ export async function batchCreateAddresses(
 }
 
 export async function updateAddress(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateAddressBody>) {
-  const values = given({
-    hostname: input.hostname,
-    macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
-    description: input.description,
-    status: input.status,
-    owner: input.owner,
-    customFields: input.custom_fields,
-  });
+  const values = { ...givenFields(input), ...given({ status: input.status }) };
   return db.transaction(async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
     const row = await repo.update(tx, caller.orgId, id, values);
@@ -266,14 +271,7 @@ export async function importAddresses(tx: Db, caller: Principal, items: Imported
         vrfId: item.home.vrfId,
         ip,
         status: input.status ?? 'assigned',
-        ...given({
-          hostname: input.hostname,
-          macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
-          description: input.description,
-          owner: input.owner,
-          ptrRecord: input.ptr_record,
-          customFields: input.custom_fields,
-        }),
+        ...givenFields(input),
       }) - 1
     );
   });
@@ -333,13 +331,7 @@ export async function allocateAddresses(
       subnetId,
       vrfId: subnet.vrfId,
       status: input.status,
-      ...given({
-        hostname: input.hostname,
-        macAddress: input.mac_address === undefined ? undefined : normalizeMac(input.mac_address),
-        description: input.description,
-        owner: input.owner,
-        customFields: input.custom_fields,
-      }),
+      ...givenFields(input),
     };
     const rows: repo.AddressRow[] = [];
     for (let attempt = 0; rows.length < input.count; attempt++) {
