@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
+import type { Step } from './pipeline';
 import { type Db, driverClientOf } from './types';
 
 type RawQuery = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
@@ -23,13 +24,15 @@ const texts = new Map<string, string>();
 /**
  * A SQL statement with positional parameters ($1, $2 …) for the hot paths: it goes straight to the driver,
  * on a PostgreSQL server as a named prepared statement (parsed and planned once per connection), with no
- * query building, in or out of a transaction. Rows come back as the driver gives them.
+ * query building, in or out of a transaction. Rows come back as the driver gives them. `step(...values)`
+ * makes it one statement of a `pipeline`.
  */
 export function prepared<Row>(name: string, text: string) {
   // A connection keeps one statement per name: two texts under one name would fail at run time.
   if (texts.has(name) && texts.get(name) !== text) throw new Error(`Two prepared statements are named ${name}`);
   texts.set(name, text);
-  return async (db: Db, ...values: unknown[]): Promise<Row[]> => {
+  const statement = { name, text };
+  const run = async (db: Db, ...values: unknown[]): Promise<Row[]> => {
     let raw = rawQueries.get(db);
     if (raw === undefined) {
       raw = rawQueryOf(db);
@@ -38,6 +41,7 @@ export function prepared<Row>(name: string, text: string) {
     if (raw) return (await raw(name, text, values)) as Row[];
     return ((await db.execute(withValues(text, values))) as unknown as { rows: Row[] }).rows;
   };
+  return Object.assign(run, { step: (...values: unknown[]): Step<Row> => ({ statement, values }) });
 }
 
 /** `text` with its $n placeholders bound to `values` as drizzle parameters. */

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
+import type { Step } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { activity, users } from '../../db/schema';
 
@@ -18,23 +19,35 @@ export interface ActivityFilter {
   until?: Date;
 }
 
-/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters (6 per row). */
-const INSERT_CHUNK = 1000;
+/** An entry as written: what happened to which object. */
+export type ActivityEntryInsert = Pick<ActivityInsert, 'action' | 'resourceType' | 'resourceId' | 'changes'>;
 
 const insertOne = prepared(
   'activity_insert',
   'INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes) VALUES ($1, $2, $3, $4, $5, $6)',
 );
+const insertList = prepared(
+  'activity_insert_list',
+  `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
+   SELECT $1, $2, e.action, e.resource_type, e.resource_id, e.changes
+   FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
+     WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
+   ORDER BY e.n`,
+);
 
-export async function insertMany(db: Db, rows: ActivityInsert[]) {
-  if (rows.length === 1) {
-    const [r] = rows;
-    await insertOne(db, r.orgId, r.userId, r.action, r.resourceType, r.resourceId, JSON.stringify(r.changes));
-    return;
+/** The statement writing one author's entries, in order (ids ascending), as a pipeline step. */
+export function insertStep(orgId: string, userId: string | null, entries: ActivityEntryInsert[]): Step<unknown> {
+  if (entries.length === 1) {
+    const [e] = entries;
+    return insertOne.step(orgId, userId, e.action, e.resourceType, e.resourceId, JSON.stringify(e.changes));
   }
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insert(activity).values(rows.slice(i, i + INSERT_CHUNK));
-  }
+  const list = entries.map((e) => ({
+    action: e.action,
+    resource_type: e.resourceType,
+    resource_id: e.resourceId,
+    changes: e.changes,
+  }));
+  return insertList.step(orgId, userId, JSON.stringify(list));
 }
 
 function matching(f: ActivityFilter) {

@@ -12,11 +12,12 @@ import {
   type ListActivityQuery,
 } from '../../../contract/activity.contract';
 import type { Db } from '../../db/connection';
+import { pipeline, type Step } from '../../db/pipeline';
 import { badRequest } from '../../errors';
 import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { csvField } from '../shared/csv';
-import { enqueueEvents } from '../webhooks/events/outbox';
+import { eventSteps } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
 import * as repo from './activity.repo';
 
@@ -66,23 +67,21 @@ export async function recordActivity(tx: Db, caller: Actor, entry: ActivityRecor
 }
 
 /**
+ * The statements writing these entries and the webhook events they stand for (the outbox,
+ * server/modules/webhooks/events/outbox.ts), as steps of the change's own pipeline.
+ */
+export async function activitySteps(db: Db, caller: Actor, entries: ActivityRecord[]): Promise<Step<unknown>[]> {
+  if (entries.length === 0) return [];
+  return [repo.insertStep(caller.orgId, caller.userId, entries), ...(await eventSteps(db, caller.orgId, entries))];
+}
+
+/**
  * Writes one entry per object of a batch, cascade or import, in the transaction of the change, and the
- * webhook events those entries stand for (the outbox, server/modules/webhooks/events/outbox.ts).
+ * webhook events those entries stand for: one round trip.
  */
 export async function recordActivities(tx: Db, caller: Actor, entries: ActivityRecord[]) {
-  if (entries.length === 0) return;
-  await repo.insertMany(
-    tx,
-    entries.map((e) => ({
-      orgId: caller.orgId,
-      userId: caller.userId,
-      action: e.action,
-      resourceType: e.resourceType,
-      resourceId: e.resourceId,
-      changes: e.changes,
-    })),
-  );
-  await enqueueEvents(tx, caller.orgId, entries);
+  const steps = await activitySteps(tx, caller, entries);
+  if (steps.length > 0) await pipeline(tx, steps);
 }
 
 type Fields = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox: `enqueueEvents` runs inside the transaction of a change (from `recordActivities`),
+ * The webhook outbox: `eventSteps` are written in the transaction of a change (with its activity entries),
  * so an event exists exactly when its change does. Each event gets one `webhook_outbox` row per active
  * subscription of the organisation whose `event_types` is empty or lists the event's type; the worker
  * (worker.ts) delivers those rows. Nothing is written when no subscription wants the event.
@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookEvent } from '../../../../contract/webhook-events';
 import type { ChangeFeed } from '../../../db/change-feed';
 import { changeFeedOf, type Db } from '../../../db/connection';
+import type { Step } from '../../../db/pipeline';
 import { prepared } from '../../../db/prepared';
 import type { ActivityRecord } from '../../activity/activity.service';
 
@@ -53,13 +54,6 @@ export function eventOf(entry: ActivityRecord): PendingEvent | null {
         : 'updated'
       : VERB[entry.action];
   return verb ? { type: `${resource}.${verb}`, data } : null;
-}
-
-/** Rows per INSERT, well inside PostgreSQL's 65,535 bind parameters. */
-const CHUNK = 1000;
-
-function* chunks<T>(items: T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
 }
 
 type Subscription = { id: string; eventTypes: string[] };
@@ -129,12 +123,15 @@ const insertEvents = prepared(
    JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
 );
 
-/** Writes the events of these activity entries and their deliveries-to-be; call it in the change's transaction. */
-export async function enqueueEvents(tx: Db, orgId: string, entries: ActivityRecord[]): Promise<void> {
+/**
+ * The statement writing the events of these activity entries and their deliveries-to-be, as a step of the
+ * change's transaction; none when no subscription wants them.
+ */
+export async function eventSteps(db: Db, orgId: string, entries: ActivityRecord[]): Promise<Step<unknown>[]> {
   const events = entries.map(eventOf).filter((e): e is PendingEvent => e !== null);
-  if (events.length === 0) return;
-  const subscriptions = await subscriptionsOf(tx, orgId);
-  if (subscriptions.length === 0) return;
+  if (events.length === 0) return [];
+  const subscriptions = await subscriptionsOf(db, orgId);
+  if (subscriptions.length === 0) return [];
 
   const rows: { id: string; type: string; payload: unknown }[] = [];
   const queue: { event_id: string; webhook_id: string }[] = [];
@@ -145,9 +142,5 @@ export async function enqueueEvents(tx: Db, orgId: string, entries: ActivityReco
     rows.push({ id, type: event.type, payload: event.data });
     for (const target of targets) queue.push({ event_id: id, webhook_id: target.id });
   }
-  for (const chunk of chunks(rows)) {
-    const ids = new Set(chunk.map((row) => row.id));
-    const deliveries = queue.filter((entry) => ids.has(entry.event_id));
-    await insertEvents(tx, orgId, JSON.stringify(chunk), JSON.stringify(deliveries));
-  }
+  return rows.length === 0 ? [] : [insertEvents.step(orgId, JSON.stringify(rows), JSON.stringify(queue))];
 }
