@@ -1,14 +1,15 @@
 /**
  * An address write takes its subnet's space lock shared in the statement that reads the subnet
- * (`lockAddressHome`); a subnet write takes the same lock exclusive (`lockSpaces`). The two build the lock
+ * (`lockAddressHomeStep`); a subnet write takes the same lock exclusive (`lockSpaces`). The two build the lock
  * key in different places (SQL and TypeScript), so this checks they are one lock. Needs TEST_DATABASE_URL.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Db, openDatabase, rowsOf } from '../../server/db/connection';
+import { pipeline } from '../../server/db/pipeline';
 import * as identity from '../../server/modules/identity/identity.service';
-import { lockAddressHome, lockSpaces, spaceOf } from '../../server/modules/subnets/spaces';
+import { lockAddressHomeStep, lockSpaces, spaceOf } from '../../server/modules/subnets/spaces';
 
 const url = process.env.TEST_DATABASE_URL;
 let database: Database;
@@ -63,7 +64,7 @@ describe.skipIf(!url)('space locks', () => {
         ),
       );
       expect(await exclusiveLockWhile(user.orgId, vrfId, async () => {})).toBe('taken');
-      const home = (tx: Db) => lockAddressHome(tx, user.orgId, subnet.id);
+      const home = (tx: Db) => pipeline(tx, [lockAddressHomeStep(user.orgId, subnet.id)]);
       expect(await exclusiveLockWhile(user.orgId, vrfId, home)).toBe('refused');
       // Another space is not held off.
       expect(await exclusiveLockWhile(user.orgId, vrfId ? null : vrf.id, home)).toBe('taken');

@@ -49,7 +49,12 @@ export const subnetFields = (r: typeof subnets.$inferSelect): Fields => ({
   custom_fields: r.customFields,
 });
 
-export const addressFields = (r: typeof addresses.$inferSelect): Fields => ({
+type AddressValues = Pick<
+  typeof addresses.$inferSelect,
+  'subnetId' | 'ip' | 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'ptrRecord' | 'customFields'
+>;
+
+export const addressFields = (r: AddressValues): Fields => ({
   subnet_id: r.subnetId,
   ip: r.ip,
   hostname: r.hostname,

@@ -136,36 +136,43 @@ export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: str
   return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
 }
 
-/** Inserts an address unless a child subnet of its subnet contains it (then it belongs there: no row). */
+/**
+ * Inserts an address with the given id into the organisation's subnet, in the subnet's VRF, unless a child
+ * subnet contains it (the address belongs there): no row then, nor when there is no such subnet.
+ */
 const insertOne = prepared<AddressRow>(
   'address_insert',
-  `INSERT INTO addresses (org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
-   SELECT $1, $2, $3, $4, coalesce($5, ''), coalesce($6, ''), coalesce($7, ''), coalesce($8, 'assigned'),
-     coalesce($9, ''), $10
-   WHERE NOT EXISTS (SELECT 1 FROM subnets WHERE org_id = $1 AND parent_id = $2 AND network >>= $4::inet)
+  `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
+   SELECT $3, s.org_id, s.id, s.vrf_id, $4, coalesce($5, ''), coalesce($6, ''), coalesce($7, ''),
+     coalesce($8, 'assigned'), coalesce($9, ''), $10
+   FROM subnets s
+   WHERE s.org_id = $1 AND s.id = $2
+     AND NOT EXISTS (SELECT 1 FROM subnets c WHERE c.org_id = $1 AND c.parent_id = $2 AND c.network >>= $4::inet)
    RETURNING ${ADDRESS_COLUMNS}`,
 );
 
-export const insertUnlessInChild = async (
-  db: Db,
-  orgId: string,
-  values: AddressInsert,
-): Promise<AddressRow | undefined> =>
-  (
-    await insertOne(
-      db,
-      orgId,
-      values.subnetId,
-      values.vrfId ?? null,
-      values.ip,
-      values.hostname ?? null,
-      values.macAddress ?? null,
-      values.description ?? null,
-      values.status ?? null,
-      values.owner ?? null,
-      values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
-    )
-  )[0];
+/** The insert of one address as a step of a pipeline (see insertOne). */
+export const insertUnlessInChildStep = (orgId: string, id: string, values: Omit<AddressInsert, 'vrfId'>) =>
+  insertOne.step(
+    orgId,
+    values.subnetId,
+    id,
+    values.ip,
+    values.hostname ?? null,
+    values.macAddress ?? null,
+    values.description ?? null,
+    values.status ?? null,
+    values.owner ?? null,
+    values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
+  );
+
+const countOrg = prepared<{ n: number }>(
+  'addresses_count_org',
+  'SELECT count(*)::int AS n FROM addresses WHERE org_id = $1',
+);
+
+/** `countInOrg` as a step of a pipeline. */
+export const countInOrgStep = (orgId: string) => countOrg.step(orgId);
 
 /**
  * Inserts addresses of one subnet at the first `count` of `ips` (in order) that this transaction can lock

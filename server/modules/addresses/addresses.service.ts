@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import type { z } from 'zod';
 import type {
@@ -9,23 +10,24 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { badRequest, exhausted } from '../../errors';
+import { pipelineTransaction } from '../../db/pipeline';
+import { badRequest, duplicate, exhausted, isUniqueViolation } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { addressFields, deleted, updated } from '../activity/activity.changes';
+import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import {
+  activitySteps,
   recordActivities,
-  recordCreate,
   recordCreatedMany,
   recordDelete,
   recordUpdate,
 } from '../activity/activity.service';
-import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
-import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
+import { assertLimitLocked, limitInPipeline, limitRoomLocked } from '../plans/limit-check';
+import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import {
   type AddressHome,
   addressHomeOf,
-  lockAddressHome,
+  lockAddressHomeStep,
   lockAllocationHome,
   lockSpaces,
   spaceOf,
@@ -71,6 +73,18 @@ const givenFields = (input: {
     customFields: input.custom_fields,
   });
 
+/** The values a new address row holds, the columns' defaults where none is given. */
+const newRow = (values: Omit<repo.AddressInsert, 'vrfId'>) => ({
+  hostname: '',
+  macAddress: '',
+  description: '',
+  status: 'assigned',
+  owner: '',
+  ptrRecord: null,
+  customFields: null,
+  ...values,
+});
+
 /** The subnet an address is written into, with its parsed range; 404 when the organisation has none. */
 function homeOf(found: AddressHome | undefined) {
   const row = orNotFound(found, 'Subnet');
@@ -111,36 +125,58 @@ export async function getAddress(db: Db, caller: Principal, id: string) {
   return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Address'));
 }
 
+/** Thrown inside a create's transaction when its insert wrote nothing: the address lies in a child subnet. */
+const inChildSubnet = new Error('address not inserted');
+
+/**
+ * One round trip writes everything (the organisation lock and count on limited plans, the subnet read with
+ * its shared space lock, the insert, its activity entry and events); the rules are then checked on what it
+ * read before COMMIT, so a refused address is rolled back. Errors are told apart afterwards, where rare.
+ */
 export async function createAddress(
   db: Db,
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof CreateAddressBody>,
 ) {
-  return db.transaction(async (tx) => {
-    // The organisation's row first (limited plans only), then the space: the order subnet writes take them in.
-    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, caller.orgId));
-    const subnet = homeOf(await lockAddressHome(tx, caller.orgId, subnetId));
-    const ip = assignableIp(subnet, input.ip);
-    const values: repo.AddressInsert = {
-      subnetId,
-      vrfId: subnet.row.vrfId,
-      ip,
-      status: input.status,
-      ...givenFields(input),
-    };
-    const row = await uniqueOr(
-      () => repo.insertUnlessInChild(tx, caller.orgId, values),
-      `ip: ${ip} is already assigned`,
-    );
-    if (!row) {
-      // Under the space lock no child can appear or vanish between the insert and this look-up.
-      await assertNotInChild(tx, caller.orgId, subnetId, [ip]);
-      throw new Error(`address ${ip} was neither inserted nor inside a child subnet`);
+  const orgId = caller.orgId;
+  const parsed = parseIp(input.ip);
+  if (!parsed) throw badRequest(`ip: ${input.ip} is not an IP address`);
+  const id = randomUUID();
+  const values = {
+    subnetId: subnetId.toLowerCase(),
+    ip: formatIp(parsed),
+    status: input.status,
+    ...givenFields(input),
+  };
+  const limit = limitInPipeline(caller, 'addresses', repo.countInOrgStep(orgId));
+  const activity = await activitySteps(db, caller, [
+    { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },
+  ]);
+  const steps = [
+    ...limit.steps,
+    lockAddressHomeStep(orgId, subnetId),
+    repo.insertUnlessInChildStep(orgId, id, values),
+    ...activity,
+  ];
+  try {
+    return await pipelineTransaction(db, steps, (rows) => {
+      const [[home], [row]] = rows.slice(limit.steps.length) as [AddressHome[], repo.AddressRow[]];
+      const subnet = homeOf(home);
+      limit.check(rows);
+      assignableIp(subnet, input.ip);
+      if (!row) throw inChildSubnet;
+      return toDto(row);
+    });
+  } catch (error) {
+    if (error === inChildSubnet) {
+      await assertNotInChild(db, orgId, subnetId, [values.ip]);
+    } else if (isUniqueViolation(error)) {
+      assignableIp(homeOf(await addressHomeOf(db, orgId, subnetId)), input.ip);
+      throw duplicate(`ip: ${values.ip} is already assigned`);
     }
-    await recordCreate(tx, caller, 'address', row.id, addressFields(row));
-    return toDto(row);
-  });
+    throw error;
+  }
 }
 
 /** Validates every ip first (nothing is created when one is bad), then creates those not yet assigned. */

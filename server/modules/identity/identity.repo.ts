@@ -123,6 +123,14 @@ export async function getOrganization(db: Db, orgId: string) {
  * limit checks and the inserts they guard are serialised per organisation. NO KEY UPDATE does not
  * conflict with the key-share locks that inserts referencing the organisation take.
  */
+const organizationLocked = prepared<{ plan: Plan; limitOverrides: Record<string, number | null> }>(
+  'organization_locked',
+  'SELECT plan, limit_overrides AS "limitOverrides" FROM organizations WHERE id = $1 FOR NO KEY UPDATE',
+);
+
+/** `lockOrganization` as a step of a pipeline. */
+export const lockOrganizationStep = (orgId: string) => organizationLocked.step(orgId);
+
 export async function lockOrganization(db: Db, orgId: string) {
   const [row] = await db
     .select({ plan: organizations.plan, limitOverrides: organizations.limitOverrides })

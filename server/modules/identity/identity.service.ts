@@ -5,7 +5,7 @@ import { LIMIT_NAMES, type LimitName, PLANS, type Plan } from '../plans/limits';
 import * as repo from './identity.repo';
 
 /** For other modules' limit checks and team changes: the organisation row, read or locked in a transaction. */
-export { getOrganization, lockOrganization } from './identity.repo';
+export { getOrganization, lockOrganization, lockOrganizationStep } from './identity.repo';
 
 import type { Role } from '../../principal';
 import { API_KEY_PREFIX_LENGTH, hashToken, newApiKey, newSessionToken, SESSION_TTL_MS } from './tokens';

@@ -1,7 +1,8 @@
 /** Plan limits checked where rows are added, inside the adding transaction. */
 import type { Db } from '../../db/connection';
+import type { Step } from '../../db/pipeline';
 import type { Principal } from '../../principal';
-import { getOrganization, lockOrganization } from '../identity/identity.service';
+import { getOrganization, lockOrganization, lockOrganizationStep } from '../identity/identity.service';
 import { assertWithinLimit, effectiveLimits, type LimitName } from './limits';
 
 /** The organisation a limit applies to, with its plan when the caller already knows it (a request's caller). */
@@ -41,5 +42,26 @@ export async function limitRoomLocked(
   return (adding = 1) => {
     assertWithinLimit(limits, name, current, adding);
     current += adding;
+  };
+}
+
+/**
+ * A limit checked in a pipeline, as `assertLimitLocked` checks it in a transaction: `steps` lock the
+ * organisation and then count (the count's snapshot is taken once the lock is held); `check` is given their
+ * rows and throws the 402. An unlimited plan has no steps.
+ */
+export function limitInPipeline(caller: Principal, name: LimitName, count: Step<{ n: number }>) {
+  if (effectiveLimits(caller.plan, caller.limitOverrides)[name] === null) {
+    return { steps: [] as Step<unknown>[], check: (_rows: unknown[][], _adding?: number) => {} };
+  }
+  return {
+    steps: [lockOrganizationStep(caller.orgId), count] as Step<unknown>[],
+    check(rows: unknown[][], adding = 1) {
+      const [[org], [counted]] = rows as [
+        { plan: Principal['plan']; limitOverrides: Principal['limitOverrides'] }[],
+        { n: number }[],
+      ];
+      assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, counted.n, adding);
+    },
   };
 }

@@ -52,13 +52,10 @@ export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Pr
   (await addressHome(db, orgId, subnetId))[0];
 
 /**
- * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), in one
- * round trip: for a write of one address.
+ * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), as a step
+ * of the pipeline writing one address: no row when the organisation has no such subnet.
  */
-export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> {
-  const [home] = await addressHomeLocked(tx, orgId, subnetId);
-  return home && { network: home.network, isPool: home.isPool, vrfId: home.vrfId };
-}
+export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressHomeLocked.step(orgId, subnetId);
 
 /** What allocating addresses in a subnet reads of it: its home, gateway and direct children. */
 export interface AllocationHome extends AddressHome {
@@ -75,7 +72,7 @@ const allocationHomeLocked = prepared<AllocationHome>(
    FROM subnets s WHERE org_id = $1 AND id = $2`,
 );
 
-/** A subnet as address allocation needs it, with its space locked shared (as `lockAddressHome`), in one round trip. */
+/** A subnet as address allocation needs it, with its space locked shared (as `lockAddressHomeStep`), in one round trip. */
 export async function lockAllocationHome(tx: Db, orgId: string, subnetId: string) {
   const [home] = await allocationHomeLocked(tx, orgId, subnetId);
   if (!home) return undefined;
