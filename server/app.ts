@@ -39,6 +39,8 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   // No ETag hashed over every API answer (a page of addresses is 30 KB); /openapi.json sets its own.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
+  // Flat queries only (the contract has no nested ones): Node's parser, several times cheaper than qs.
+  app.set('query parser', 'simple');
   app.use(requestId);
 
   const document = buildOpenApiDocument();

@@ -36,6 +36,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.maxConnections ?? 10,
+      // Connections stay open: no idle timer armed and cleared around every query.
+      idleTimeoutMillis: 0,
       onConnect: (client) => {
         changeFeeds.set(client, changes); // a transaction's session holds its pooled client
         return changes.onPoolConnect(client);

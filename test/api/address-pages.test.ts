@@ -54,3 +54,52 @@ describe('a page of addresses', () => {
     expect(page[0].custom_fields).toEqual({ rack: null });
   });
 });
+
+describe('a page holding the characters its query packs rows with (US \\x1f, RS \\x1e)', () => {
+  it('lists such values exactly, beside plain ones', async () => {
+    const { page, singles } = await pageAndSingles('10.93.0.0/24', [
+      { ip: '10.93.0.1', hostname: 'plain' },
+      { ip: '10.93.0.2', hostname: 'a\x1fb', description: 'c\x1ed' },
+      { ip: '10.93.0.3', owner: '\x1e\x1f', custom_fields: { key: 'x\x1fy\x1e' } },
+    ]);
+    expect(page).toEqual(singles);
+  });
+
+  it('keeps the count and paging right when a value would split a row in two', async () => {
+    const subnet = await createSubnet(t.org.api, '10.94.0.0/24');
+    const ips = ['10.94.0.1', '10.94.0.2', '10.94.0.3', '10.94.0.4'];
+    for (const [i, ip] of ips.entries()) {
+      const body = { ip, description: i === 1 ? `${'\x1f'.repeat(11)}\x1e` : `d${i}` };
+      expectStatus(await t.org.api.call('createAddress', { params: { id: subnet.id }, body }), 201);
+    }
+    const response = await t.org.api.call('listSubnetAddresses', {
+      params: { id: subnet.id },
+      query: { limit: 2, offset: 1 },
+    });
+    const page = expectStatus(response, 200);
+    expect(response.headers.get('x-total-count')).toBe('4');
+    expect(page.map((a) => [a.ip, a.description])).toEqual([
+      ['10.94.0.2', `${'\x1f'.repeat(11)}\x1e`],
+      ['10.94.0.3', 'd2'],
+    ]);
+  });
+});
+
+describe('a page with reverse-DNS names', () => {
+  it('shows a ptr_record as GET /addresses/{id} does, an empty one included, and omits an unset one', async () => {
+    const subnet = await createSubnet(t.org.api, '10.95.0.0/24');
+    const rows = [
+      { ip: '10.95.0.1', subnet: '10.95.0.0/24', ptr_record: 'host.example.com' },
+      { ip: '10.95.0.2', subnet: '10.95.0.0/24', ptr_record: '' },
+      { ip: '10.95.0.3', subnet: '10.95.0.0/24' },
+    ];
+    expectStatus(await t.org.api.call('importAddresses', { body: { addresses: rows } }), 200);
+    const page = expectStatus(await t.org.api.call('listSubnetAddresses', { params: { id: subnet.id } }), 200);
+    const singles = [];
+    for (const address of page) {
+      singles.push(expectStatus(await t.org.api.call('getAddress', { params: { id: address.id } }), 200));
+    }
+    expect(page).toEqual(singles);
+    expect(page.map((a) => a.ptr_record)).toEqual(['host.example.com', '', undefined]);
+  });
+});

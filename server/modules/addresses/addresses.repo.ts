@@ -4,7 +4,6 @@ import type { Address } from '../../../contract/addresses.contract';
 import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
-import { isoTimestamp } from '../../db/timestamps';
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type AddressDto = z.infer<typeof Address>;
@@ -35,66 +34,6 @@ export const lockMany = (db: Db, orgId: string, ids: string[]) =>
 const ADDRESS_COLUMNS = `id, org_id AS "orgId", subnet_id AS "subnetId", vrf_id AS "vrfId", space_id AS "spaceId", ip,
   hostname, mac_address AS "macAddress", description, status, owner, ptr_record AS "ptrRecord",
   custom_fields AS "customFields", last_seen AS "lastSeen", created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-/**
- * A page of a subnet's addresses in ip order and how many the subnet holds, in one prepared query; no row
- * when the organisation has no such subnet. An address's subnet is in its organisation (foreign key), so
- * the subnet row scopes them all; by subnet alone the count is an index-only scan and the page an ordered
- * index scan. Only the columns the API shows that differ per row, timestamps as text: most of the cost of
- * a page is PostgreSQL writing and the driver parsing its fields, and a timestamp costs least as text.
- */
-const pageQuery = prepared<{
-  total: number;
-  id: string | null;
-  ip: string;
-  hostname: string;
-  mac_address: string;
-  description: string;
-  status: AddressDto['status'];
-  owner: string;
-  ptr_record: string | null;
-  custom_fields: Record<string, unknown> | null;
-  last_seen: string | null;
-  created_at: string;
-  updated_at: string;
-}>(
-  'addresses_page',
-  // Ordered by the inet column inside, converted outside (ORDER BY of a text alias would sort as text).
-  `SELECT (SELECT count(*) FROM addresses WHERE subnet_id = $2)::int AS total,
-     a.id, host(a.ip) AS ip, a.hostname, a.mac_address, a.description, a.status, a.owner, a.ptr_record,
-     a.custom_fields, a.last_seen::text, a.created_at::text, a.updated_at::text
-   FROM subnets s
-   LEFT JOIN (SELECT * FROM addresses WHERE subnet_id = $2 ORDER BY ip LIMIT $3 OFFSET $4) a ON true
-   WHERE s.org_id = $1 AND s.id = $2
-   ORDER BY a.ip`,
-);
-
-/** A page in the API's shape (as toDto in the service gives each address), and the subnet's total. */
-export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limit: number, offset: number) {
-  const rows = await pageQuery(db, orgId, subnetId, limit, offset);
-  if (rows.length === 0) return undefined;
-  const subnet = subnetId.toLowerCase(); // as PostgreSQL writes a uuid, whatever case the path had
-  const page: AddressDto[] = [];
-  for (const r of rows) {
-    if (r.id === null) continue;
-    page.push({
-      id: r.id,
-      subnet_id: subnet,
-      ip: r.ip,
-      hostname: r.hostname,
-      mac_address: r.mac_address,
-      description: r.description,
-      status: r.status,
-      owner: r.owner,
-      ...(r.ptr_record !== null ? { ptr_record: r.ptr_record } : {}),
-      ...(r.custom_fields ? { custom_fields: r.custom_fields } : {}),
-      ...(r.last_seen !== null ? { last_seen: isoTimestamp(r.last_seen) } : {}),
-      created_at: isoTimestamp(r.created_at),
-      updated_at: isoTimestamp(r.updated_at),
-    });
-  }
-  return { total: rows[0].total, page };
-}
 
 export const countInOrg = async (db: Db, orgId: string) =>
   (await db.select({ n: count() }).from(addresses).where(eq(addresses.orgId, orgId)))[0].n;

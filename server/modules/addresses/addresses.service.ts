@@ -33,6 +33,7 @@ import {
   spaceOf,
 } from '../subnets/spaces';
 import { freeAddresses } from '../subnets/subnet-space.service';
+import { pageInSubnet } from './address-page.repo';
 import * as repo from './addresses.repo';
 
 const toDto = (row: repo.AddressRow): repo.AddressDto => ({
@@ -115,7 +116,7 @@ async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: st
 export async function listAddresses(db: Db, caller: Principal, subnetId: string, limit: number, offset: number) {
   // Past 2^63 PostgreSQL would refuse the offset (a 500); any offset past 2^53 is past the end anyway.
   const page = orNotFound(
-    await repo.pageInSubnet(db, caller.orgId, subnetId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
+    await pageInSubnet(db, caller.orgId, subnetId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     'Subnet',
   );
   return { addresses: page.page, total: page.total };
