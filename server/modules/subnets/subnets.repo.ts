@@ -242,14 +242,25 @@ export async function overlapPairs(db: Db, orgId: string): Promise<OverlapRow[]>
 const addressWindow = (subnetId: string, low: string, high: string) =>
   sql`subnet_id = ${subnetId} AND ip >= ${low}::inet AND ip <= ${high}::inet`;
 
-/** For each of `ends`, how many address records a subnet holds in [low, end]: one index range scan. */
+/**
+ * For each of `ends`, how many address records a subnet holds in [low, end]: each sub-window between two
+ * ends is counted by an index range scan of its own (one pass over the window, no per-record comparisons),
+ * in one statement.
+ */
 export async function countAddressesUpTo(db: Db, subnetId: string, low: string, ends: string[]) {
-  const counts = ends.map((end, i) => sql`count(*) FILTER (WHERE ip <= ${end}::inet) AS ${sql.identifier(`c${i}`)}`);
-  const result = await db.execute(
-    sql`SELECT ${sql.join(counts, sql`, `)} FROM addresses WHERE ${addressWindow(subnetId, low, ends[ends.length - 1])}`,
-  );
+  const counts = ends.map((end, i) => {
+    const from = i === 0 ? sql`${low}::inet` : sql`${ends[i - 1]}::inet`;
+    const above = i === 0 ? sql`ip >= ${from}` : sql`ip > ${from}`;
+    return sql`(SELECT count(*) FROM addresses WHERE subnet_id = ${subnetId} AND ${above} AND ip <= ${end}::inet)
+      AS ${sql.identifier(`c${i}`)}`;
+  });
+  const result = await db.execute(sql`SELECT ${sql.join(counts, sql`, `)}`);
   const row = rowsOf<Record<string, string | number>>(result)[0];
-  return ends.map((_, i) => Number(row[`c${i}`]));
+  let total = 0;
+  return ends.map((_, i) => {
+    total += Number(row[`c${i}`]);
+    return total;
+  });
 }
 
 export async function addressesBetween(db: Db, subnetId: string, low: string, high: string) {
