@@ -6,8 +6,10 @@
  *
  * On PGlite, which has no wire protocol, the statements run one after another in a transaction.
  */
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
+import * as schema from './schema';
 import { type Db, driverClientOf } from './types';
 
 /** A named statement with positional parameters ($1, $2 …). */
@@ -163,53 +165,89 @@ async function runInOrder(client: PgliteLike, steps: readonly Step<unknown>[]): 
 }
 
 const begin: Step<never> = { statement: { name: 'pipeline_begin', text: 'BEGIN' }, values: [] };
+const commit: Step<never> = { statement: { name: 'pipeline_commit', text: 'COMMIT' }, values: [] };
 
-/** BEGIN sent with the steps, then `settle`, then COMMIT; any failure after BEGIN ends in ROLLBACK. */
-async function settleOn<T>(
-  connection: PgClient,
-  steps: readonly Step<unknown>[],
-  settle: (rows: unknown[][]) => T | Promise<T>,
-): Promise<T> {
+/** A transaction whose statements go in as few round trips as the work allows. */
+export interface PipelinedTransaction {
+  /** Sends the steps together (after BEGIN, the first time) and answers each step's rows, in order. */
+  run<const Steps extends readonly Step<unknown>[]>(steps: Steps): Promise<RowsOf<Steps>>;
+  /** Steps sent with the COMMIT once the work has succeeded, in the same round trip. */
+  atCommit(steps: readonly Step<unknown>[]): void;
+  /** The transaction as a database, for the statements that are not steps. */
+  readonly db: Db;
+}
+
+/** On one pooled connection: BEGIN goes with the first steps, COMMIT with the last; any failure rolls back. */
+async function onConnection<T>(connection: PgClient, work: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
+  let begun = false;
+  let transactionDb: Db | undefined;
+  const pending: Step<unknown>[] = [];
+  const send = async (steps: readonly Step<unknown>[]) => {
+    if (begun) return runOnClient(connection, steps);
+    begun = true;
+    return (await runOnClient(connection, [begin, ...steps])).slice(1);
+  };
+  const tx: PipelinedTransaction = {
+    run: async (steps) => (await send(steps)) as RowsOf<typeof steps>,
+    atCommit: (steps) => pending.push(...steps),
+    get db() {
+      if (!begun) throw new Error('run steps before using the transaction as a database');
+      transactionDb ??= drizzlePg(connection, { schema }) as unknown as Db;
+      return transactionDb;
+    },
+  };
   try {
-    const [, ...rows] = await runOnClient(connection, [begin, ...steps]);
-    const result = await settle(rows);
-    await connection.query('COMMIT');
+    const result = await work(tx);
+    if (begun || pending.length > 0) await send([...pending, commit]);
     return result;
   } catch (error) {
-    await connection.query('ROLLBACK');
+    if (begun) await connection.query('ROLLBACK');
     throw error;
   }
 }
 
 /**
- * Runs the steps in a transaction (its BEGIN sent with them) and hands their rows to `settle`, which answers
- * the result or throws to roll everything back; then COMMIT: two round trips. The rules that need what the
- * statements read stay in TypeScript, and a write they refuse is never committed. When `db` is already a
- * transaction, the steps and `settle` run in it.
+ * Runs `work` in a transaction whose statements it sends as pipelines (`tx.run`): BEGIN travels with the
+ * first, and the steps given to `tx.atCommit` with the COMMIT. The rules that need what the statements read
+ * stay in TypeScript between the round trips, and a write they refuse is rolled back by throwing. When `db`
+ * is already a transaction, the work runs in it.
  */
-export async function pipelineTransaction<const Steps extends readonly Step<unknown>[], T>(
-  db: Db,
-  steps: Steps,
-  settle: (rows: RowsOf<Steps>) => T | Promise<T>,
-): Promise<T> {
+export async function pipelinedTransaction<T>(db: Db, work: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
   const client = driverClientOf(db);
-  const settleRows = settle as (rows: unknown[][]) => T | Promise<T>;
   if (client instanceof pg.Pool) {
     const connection = (await client.connect()) as PgClient;
     try {
-      return await settleOn(connection, steps, settleRows);
+      return await onConnection(connection, work);
     } finally {
       // The pool drops a connection whose socket failed.
       connection.release();
     }
   }
-  if (client instanceof pg.Client) return settleRows(await runOnClient(client as PgClient, steps));
+  const within = async (tx: Db) => {
+    const pending: Step<unknown>[] = [];
+    const result = await work({
+      run: async (steps) => (await pipeline(tx, steps)) as RowsOf<typeof steps>,
+      atCommit: (steps) => pending.push(...steps),
+      db: tx,
+    });
+    if (pending.length > 0) await pipeline(tx, pending);
+    return result;
+  };
+  // Already in a transaction (a pg client or a PGlite transaction): in it; else PGlite's own.
   const pglite = client as PgliteLike;
-  if (typeof pglite.transaction === 'function') {
-    return pglite.transaction(async (tx) => settleRows(await runInOrder(tx, steps)));
-  }
-  return settleRows(await runInOrder(pglite, steps));
+  if (client instanceof pg.Client || typeof pglite.transaction !== 'function') return within(db);
+  return db.transaction(within);
 }
+
+/**
+ * The steps in a transaction (BEGIN sent with them), their rows handed to `settle`, which answers the result
+ * or throws to roll everything back; then COMMIT: two round trips.
+ */
+export const pipelineTransaction = <const Steps extends readonly Step<unknown>[], T>(
+  db: Db,
+  steps: Steps,
+  settle: (rows: RowsOf<Steps>) => T | Promise<T>,
+): Promise<T> => pipelinedTransaction(db, async (tx) => settle(await tx.run(steps)));
 
 /** Runs the steps as one transaction in one round trip; answers each step's rows, in order. */
 export async function pipeline<const Steps extends readonly Step<unknown>[]>(

@@ -105,6 +105,14 @@ export const insertUnlessInChildStep = (orgId: string, id: string, values: Omit<
     values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
   );
 
+const firstRecords = prepared<{ ip: string }>(
+  'addresses_first_in_subnet',
+  'SELECT host(ip) AS ip FROM addresses WHERE subnet_id = $1 ORDER BY ip LIMIT $2',
+);
+
+/** A subnet's first `count` records in ip order, as a step of a pipeline. */
+export const firstRecordsStep = (subnetId: string, count: number) => firstRecords.step(subnetId, count);
+
 const countOrg = prepared<{ n: number }>(
   'addresses_count_org',
   'SELECT count(*)::int AS n FROM addresses WHERE org_id = $1',
@@ -114,10 +122,12 @@ const countOrg = prepared<{ n: number }>(
 export const countInOrgStep = (orgId: string) => countOrg.step(orgId);
 
 /**
- * Inserts addresses of one subnet at the first `count` of `ips` (in order) that this transaction can lock
- * and that hold no record. The lock is a transaction-level advisory lock per ip, tried, not waited for: an
- * ip another allocation holds is passed over. No ORDER BY: the function scan yields the candidates in
- * order and LIMIT stops it, so no lock is taken past the last candidate kept.
+ * Inserts addresses of one subnet at the first `count` of `ips` (in order) that hold no record and that this
+ * transaction can lock. The record check comes first and sees what committed before this statement (so an
+ * ip another allocation took since the candidates were listed is passed over, not locked and then refused);
+ * the lock is a transaction-level advisory lock per ip, tried, not waited for, so an ip another allocation
+ * holds is passed over too. No ORDER BY: the function scan yields the candidates in order and LIMIT stops
+ * it, so no lock is taken past the last candidate kept.
  */
 const insertAllocated = prepared<AddressRow>(
   'address_insert_allocated',
@@ -125,22 +135,24 @@ const insertAllocated = prepared<AddressRow>(
    SELECT $1::uuid, $2::uuid, $3::uuid, candidate.ip, coalesce($6, ''), coalesce($7, ''), coalesce($8, ''), $9,
      coalesce($10, ''), $11::jsonb
    FROM (SELECT ip FROM unnest($4::inet[]) AS c(ip)
-         WHERE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || $12::uuid || ':' || host(ip), 0))
+         WHERE CASE WHEN EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = $1 AND a.space_id = $12 AND a.ip = c.ip)
+           THEN false
+           ELSE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || $12::uuid || ':' || host(ip), 0))
+         END
          LIMIT $5) candidate
    ON CONFLICT DO NOTHING
    RETURNING ${ADDRESS_COLUMNS}`,
 );
 
-export const insertAllocatedAddresses = (
-  db: Db,
+/** The insert of allocated addresses as a step of a pipeline (see insertAllocated). */
+export const insertAllocatedStep = (
   orgId: string,
   spaceId: string,
   ips: string[],
   count: number,
   values: Omit<AddressInsert, 'ip'>,
-): Promise<AddressRow[]> =>
-  insertAllocated(
-    db,
+) =>
+  insertAllocated.step(
     orgId,
     values.subnetId,
     values.vrfId ?? null,

@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { pipelineTransaction } from '../../db/pipeline';
+import { pipelinedTransaction, pipelineTransaction } from '../../db/pipeline';
 import { badRequest, duplicate, exhausted, isUniqueViolation } from '../../errors';
 import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -26,13 +26,14 @@ import { assertLimitLocked, limitInPipeline, limitRoomLocked } from '../plans/li
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import {
   type AddressHome,
+  type AllocationHome,
   addressHomeOf,
   lockAddressHomeStep,
-  lockAllocationHome,
+  lockAllocationHomeStep,
   lockSpaces,
   spaceOf,
 } from '../subnets/spaces';
-import { freeAddresses } from '../subnets/subnet-space.service';
+import { firstWindowSize, freeAddresses } from '../subnets/subnet-space.service';
 import { pageInSubnet } from './address-page.repo';
 import * as repo from './addresses.repo';
 
@@ -352,7 +353,8 @@ const ALLOCATION_ATTEMPTS = 20;
  * Creates `count` addresses at the lowest free ips of the subnet. The space is locked shared (as for any
  * address write), so the subnet and its children stay as read; concurrent allocations take different ips
  * through per-ip advisory locks they pass over rather than wait for, and an ip a single create took
- * meanwhile is skipped on insert and the search goes on.
+ * meanwhile is skipped on insert and the search goes on. Three round trips where the subnet is sparse: the
+ * subnet with its lock and first records; the insert; the activity entries and events with the COMMIT.
  */
 export async function allocateAddresses(
   db: Db,
@@ -360,33 +362,46 @@ export async function allocateAddresses(
   subnetId: string,
   input: z.infer<typeof AllocateAddressesBody>,
 ) {
-  return db.transaction(async (tx) => {
-    const orgId = caller.orgId;
-    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId), input.count);
-    const subnet = orNotFound(await lockAllocationHome(tx, orgId, subnetId), 'Subnet');
-    const values = {
-      subnetId,
-      vrfId: subnet.vrfId,
-      status: input.status,
-      ...givenFields(input),
-    };
-    const rows: repo.AddressRow[] = [];
-    for (let attempt = 0; rows.length < input.count; attempt++) {
-      const missing = input.count - rows.length;
+  const orgId = caller.orgId;
+  const limit = limitInPipeline(caller, 'addresses', repo.countInOrgStep(orgId));
+  return pipelinedTransaction(db, async (tx) => {
+    const rows = await tx.run([
+      ...limit.steps,
+      lockAllocationHomeStep(orgId, subnetId),
+      repo.firstRecordsStep(subnetId, firstWindowSize(input.count)),
+    ]);
+    const [[home], head] = rows.slice(limit.steps.length) as [AllocationHome[], { ip: string }[]];
+    const subnet = orNotFound(home, 'Subnet');
+    limit.check(rows, input.count);
+    const values = { subnetId: subnet.id, vrfId: subnet.vrfId, status: input.status, ...givenFields(input) };
+    const allocated: repo.AddressRow[] = [];
+    for (let attempt = 0; allocated.length < input.count; attempt++) {
+      const missing = input.count - allocated.length;
       // The records this transaction inserted count as used: the search reads through it.
-      const free = await freeAddresses(tx, subnet, missing + 64 * 2 ** Math.min(attempt, 6));
+      const free = await freeAddresses(
+        tx.db,
+        subnet,
+        missing + 64 * 2 ** Math.min(attempt, 6),
+        attempt === 0 ? head.map((r) => r.ip) : undefined,
+      );
       if (free.length < missing) {
-        const total = rows.length + free.length;
+        const total = allocated.length + free.length;
         throw exhausted(`${subnet.network} has ${total} free address(es), fewer than the ${input.count} asked for`);
       }
       if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${subnet.network} could be locked`);
-      const inserted = await repo.insertAllocatedAddresses(tx, orgId, spaceOf(subnet.vrfId), free, missing, values);
-      rows.push(...inserted);
+      const [inserted] = await tx.run([repo.insertAllocatedStep(orgId, spaceOf(subnet.vrfId), free, missing, values)]);
+      allocated.push(...inserted);
       // Candidates held by other allocations become records (or free again) when those commit: wait a little.
       if (inserted.length < missing) await setTimeout(5 * (attempt + 1));
     }
-    await recordCreatedMany(tx, caller, 'create', 'address', rows, addressFields);
-    return rows.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
+    const entries = allocated.map((row) => ({
+      action: 'create' as const,
+      resourceType: 'address' as const,
+      resourceId: row.id,
+      changes: created(addressFields(row)),
+    }));
+    tx.atCommit(await activitySteps(tx.db, caller, entries));
+    return allocated.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
   });
 }
 

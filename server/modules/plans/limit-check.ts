@@ -52,11 +52,11 @@ export async function limitRoomLocked(
  */
 export function limitInPipeline(caller: Principal, name: LimitName, count: Step<{ n: number }>) {
   if (effectiveLimits(caller.plan, caller.limitOverrides)[name] === null) {
-    return { steps: [] as Step<unknown>[], check: (_rows: unknown[][], _adding?: number) => {} };
+    return { steps: [] as Step<unknown>[], check: (_rows: readonly unknown[][], _adding?: number) => {} };
   }
   return {
     steps: [lockOrganizationStep(caller.orgId), count] as Step<unknown>[],
-    check(rows: unknown[][], adding = 1) {
+    check(rows: readonly unknown[][], adding = 1) {
       const [[org], [counted]] = rows as [
         { plan: Principal['plan']; limitOverrides: Principal['limitOverrides'] }[],
         { n: number }[],

@@ -72,13 +72,11 @@ const allocationHomeLocked = prepared<AllocationHome>(
    FROM subnets s WHERE org_id = $1 AND id = $2`,
 );
 
-/** A subnet as address allocation needs it, with its space locked shared (as `lockAddressHomeStep`), in one round trip. */
-export async function lockAllocationHome(tx: Db, orgId: string, subnetId: string) {
-  const [home] = await allocationHomeLocked(tx, orgId, subnetId);
-  if (!home) return undefined;
-  const { id, network, isPool, vrfId, gateway, children } = home;
-  return { id, network, isPool, vrfId, gateway, children };
-}
+/**
+ * A subnet as address allocation needs it, with its space locked shared (as `lockAddressHomeStep`), as a
+ * step of the allocation's pipeline: no row when the organisation has no such subnet.
+ */
+export const lockAllocationHomeStep = (orgId: string, subnetId: string) => allocationHomeLocked.step(orgId, subnetId);
 
 /** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
 export type NamedHome = AddressHome & { id: string; vrfName: string | null };

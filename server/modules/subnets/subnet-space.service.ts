@@ -48,12 +48,16 @@ export async function getFirstFree(db: Db, caller: Principal, id: string) {
 /** What the search for free addresses reads of a subnet. */
 type SearchedSubnet = { id: string; network: string; isPool: boolean; gateway: string | null; children: string[] };
 
+/** How many records of a subnet, from its lowest, the first window of `freeAddresses` may hold. */
+export const firstWindowSize = (count: number) => 2 * count + 63;
+
 /**
  * Up to `count` free addresses of a subnet, lowest first: usable, not the gateway, in no child subnet,
  * holding no record. A listing of a window past the last address looked at finds them where records are
- * sparse (one round trip for a fresh subnet); a run of records is jumped over by first-free's counting search.
+ * sparse (one round trip for a fresh subnet, none when the caller read `head`, the subnet's first
+ * `firstWindowSize(count)` records in ip order); a run of records is jumped over by first-free's counting search.
  */
-export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number) {
+export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number, head?: string[]) {
   const cidr = parseCidr(subnet.network)!.cidr;
   const text = (value: bigint) => formatIp({ version: cidr.version, value });
   const value = (ip: string) => parseIp(ip)!.value;
@@ -69,11 +73,20 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
   };
   const found: bigint[] = [];
   let from: bigint | null = usable.first;
+  let listed = head?.map(value);
   while (from !== null && found.length < count) {
     const missing = count - found.length;
-    const window = from + BigInt(2 * missing + 62);
+    const size = firstWindowSize(missing);
+    const window = from + BigInt(size - 1);
     const high = window < usable.last ? window : usable.last;
-    found.push(...freeInWindow({ first: from, last: high }, merged, await records.list(from, high), missing));
+    // The subnet's first `size` records hold every record of the window unless one lies below it (a network
+    // address recorded while the subnet was a pool): then the window is listed.
+    const used =
+      listed && (listed.length < size || listed[0] >= from)
+        ? listed.filter((ip) => ip <= high)
+        : await records.list(from, high);
+    listed = undefined;
+    found.push(...freeInWindow({ first: from, last: high }, merged, used, missing));
     if (found.length === count || high === usable.last) break;
     from = await firstFree({ first: high + 1n, last: usable.last }, merged, (start) =>
       nextUnused(start, usable.last, records),
