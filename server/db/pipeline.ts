@@ -54,7 +54,7 @@ const Result = pg.Result as unknown as new (rowMode: undefined, types: typeof pg
  * corked into a single write, and collects each step's rows as pg would parse them. With `parseOnly`, it
  * writes the Parse of every statement instead (and nothing to execute).
  */
-class Batch {
+class Batch implements pg.Submittable {
   private readonly results: PgResult[];
   private current = 0;
   private failed = false;
@@ -74,7 +74,9 @@ class Batch {
   }
 
   /** Writes the batch; an Error returned (a value that cannot be sent) is handed back by pg before any write. */
-  submit(connection: PgConnection) {
+  submit(pgConnection: pg.Connection) {
+    // pg's typings leave out the parts of its connection a Submittable uses: their shape as pg 8 has them.
+    const connection = pgConnection as unknown as PgConnection;
     let parameters: unknown[][];
     try {
       parameters = this.steps.map((step) => step.values.map(pgUtils.prepareValue));
@@ -144,12 +146,12 @@ async function runOnClient(client: PgClient, steps: readonly Step<unknown>[]): P
   ];
   if (unparsed.length > 0) {
     const parse = new Batch(unparsed, true);
-    client.query(parse as never);
+    client.query(parse);
     await parse.promise;
     for (const { statement } of unparsed) parsed[statement.name] = statement.text;
   }
   const batch = new Batch(steps);
-  client.query(batch as never);
+  client.query(batch);
   return batch.promise;
 }
 

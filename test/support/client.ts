@@ -28,7 +28,8 @@ export type Credentials = { key: string } | { session: string; csrf?: boolean } 
 
 export interface CallOptions {
   params?: Record<string, string>;
-  query?: Record<string, string | number | boolean>;
+  /** A list is sent as the parameter repeated. */
+  query?: Record<string, string | number | boolean | string[]>;
   /** A JSON value, or a raw string sent as is. */
   body?: unknown;
   rawBody?: string;
@@ -55,7 +56,9 @@ export class ApiClient {
       return encodeURIComponent(value);
     });
     const url = new URL(path, this.baseUrl);
-    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(options.query ?? {})) {
+      for (const value of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(value));
+    }
     const headers: Record<string, string> = {
       ...authHeaders(options.as !== undefined ? options.as : this.credentials),
     };
