@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
+import { multiplexer, registerMultiplexer } from './multiplexer';
 import * as schema from './schema';
 import { type Db, driverClientOf } from './types';
 
@@ -18,6 +19,9 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
 }
+
+/** Pipelined connections per process beside the pool. */
+const MULTIPLEXED_CONNECTIONS = 2;
 
 /** The change notifications of each opened database (see change-feed.ts), for the caches built on it. */
 const changeFeeds = new WeakMap<object, ChangeFeed>();
@@ -43,10 +47,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         return changes.onPoolConnect(client);
       },
     });
+    const statements = multiplexer(options.databaseUrl, MULTIPLEXED_CONNECTIONS, changes.onPoolConnect);
+    registerMultiplexer(pool, statements);
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     changeFeeds.set(db, changes);
     const close = async () => {
       await changes.close();
+      await statements.close();
       await pool.end();
     };
     try {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
+import { multiplexerOf } from './multiplexer';
 import type { Step } from './pipeline';
 import { type Db, driverClientOf } from './types';
 
@@ -8,6 +9,8 @@ type RawQuery = (name: string, text: string, values: unknown[]) => Promise<unkno
 /** How to send a statement straight to the driver; null: through drizzle. */
 function rawQueryOf(db: Db): RawQuery | null {
   const client = driverClientOf(db);
+  const statements = client instanceof pg.Pool ? multiplexerOf(client) : undefined;
+  if (statements) return (name, text, values) => statements.query(name, text, values);
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     return async (name, text, values) => (await client.query({ name, text, values })).rows;
   }
