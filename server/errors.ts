@@ -43,3 +43,5 @@ export function sqlState(error: unknown): string | undefined {
 }
 export const isUniqueViolation = (error: unknown) => sqlState(error) === '23505';
 export const isForeignKeyViolation = (error: unknown) => sqlState(error) === '23503';
+/** A pipeline's `ipam_require` guard refused (migrations/0012): the write before it wrote nothing. */
+export const isRequirementFailed = (error: unknown) => sqlState(error) === 'P0001';

@@ -1,5 +1,5 @@
 /**
- * Single statements outside transactions (the prepared reads of the hot paths) go over a few connections in
+ * Single reads outside transactions (the prepared statements of the hot paths) go over a few connections in
  * pg's pipeline mode instead of the pool: a connection takes the next statement without waiting for the
  * answer to the last, and every statement issued in one turn of the event loop leaves in one write. Under
  * load that is many requests' statements per write and per wake-up of a PostgreSQL backend, where the pool
@@ -7,7 +7,9 @@
  * requests per second this way). Each statement still has its own Sync: its own implicit transaction, and an
  * error fails it alone.
  *
- * Transactions keep the pool: they need a connection of their own between statements.
+ * Transactions and writes keep the pool: a transaction needs a connection of its own between statements, and
+ * a write waits for its commit to be flushed, which would hold up every statement behind it here (commits
+ * share flushes only when many connections commit at once).
  */
 import pg from 'pg';
 

@@ -135,24 +135,46 @@ class Batch implements pg.Submittable {
 
 const same = (value: unknown) => value;
 
-type PgClient = pg.PoolClient & { connection: PgConnection };
+type PgClient = pg.PoolClient & {
+  connection: PgConnection & { submittedNamedStatements: Record<string, string> };
+};
 
+/**
+ * Sends the steps on a connection. Statements new to it are parsed first, in a batch of their own (a Parse
+ * inside the main batch could not be told apart from its execution when that fails). A statement counts as
+ * parsed from the moment its Parse is sent, as pg counts its own.
+ */
 async function runOnClient(client: PgClient, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
-  // Statements new to this connection are parsed first, once, in a batch of their own: a Parse inside the
-  // main batch could not be told apart from its execution when that fails.
-  const parsed = client.connection.parsedStatements;
+  const { parsedStatements: parsed, submittedNamedStatements: submitted } = client.connection;
   const unparsed = [
-    ...new Map(steps.filter((s) => parsed[s.statement.name] === undefined).map((s) => [s.statement.name, s])).values(),
+    ...new Map(
+      steps.filter((s) => !parsed[s.statement.name] && !submitted[s.statement.name]).map((s) => [s.statement.name, s]),
+    ).values(),
   ];
+  let parsing: Promise<unknown> = Promise.resolve();
   if (unparsed.length > 0) {
     const parse = new Batch(unparsed, true);
+    for (const { statement } of unparsed) submitted[statement.name] = statement.text;
     client.query(parse);
-    await parse.promise;
-    for (const { statement } of unparsed) parsed[statement.name] = statement.text;
+    parsing = parse.promise.then(
+      () => {
+        for (const { statement } of unparsed) {
+          parsed[statement.name] = statement.text;
+          delete submitted[statement.name];
+        }
+      },
+      (error) => {
+        for (const { statement } of unparsed) delete submitted[statement.name];
+        throw error;
+      },
+    );
   }
   const batch = new Batch(steps);
   client.query(batch);
-  return batch.promise;
+  const [parsedOutcome, rows] = await Promise.allSettled([parsing, batch.promise]);
+  if (parsedOutcome.status === 'rejected') throw parsedOutcome.reason;
+  if (rows.status === 'rejected') throw rows.reason;
+  return rows.value;
 }
 
 type PgliteLike = {
@@ -217,7 +239,7 @@ async function onConnection<T>(connection: PgClient, work: (tx: PipelinedTransac
 export async function pipelinedTransaction<T>(db: Db, work: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
   const client = driverClientOf(db);
   if (client instanceof pg.Pool) {
-    const connection = (await client.connect()) as PgClient;
+    const connection = (await client.connect()) as unknown as PgClient;
     try {
       return await onConnection(connection, work);
     } finally {
@@ -241,24 +263,16 @@ export async function pipelinedTransaction<T>(db: Db, work: (tx: PipelinedTransa
   return db.transaction(within);
 }
 
-/**
- * The steps in a transaction (BEGIN sent with them), their rows handed to `settle`, which answers the result
- * or throws to roll everything back; then COMMIT: two round trips.
- */
-export const pipelineTransaction = <const Steps extends readonly Step<unknown>[], T>(
-  db: Db,
-  steps: Steps,
-  settle: (rows: RowsOf<Steps>) => T | Promise<T>,
-): Promise<T> => pipelinedTransaction(db, async (tx) => settle(await tx.run(steps)));
-
 /** Runs the steps as one transaction in one round trip; answers each step's rows, in order. */
 export async function pipeline<const Steps extends readonly Step<unknown>[]>(
   db: Db,
   steps: Steps,
 ): Promise<RowsOf<Steps>> {
+  // On a pooled connection of its own, not a multiplexed one: a batch that writes waits for its commit to be
+  // flushed, and commits share flushes only when many connections commit at once.
   const client = driverClientOf(db);
   if (client instanceof pg.Pool) {
-    const connection = (await client.connect()) as PgClient;
+    const connection = (await client.connect()) as unknown as PgClient;
     try {
       return (await runOnClient(connection, steps)) as RowsOf<Steps>;
     } finally {
@@ -266,7 +280,7 @@ export async function pipeline<const Steps extends readonly Step<unknown>[]>(
       connection.release();
     }
   }
-  if (client instanceof pg.Client) return (await runOnClient(client as PgClient, steps)) as RowsOf<Steps>;
+  if (client instanceof pg.Client) return (await runOnClient(client as unknown as PgClient, steps)) as RowsOf<Steps>;
   const pglite = client as PgliteLike;
   // A PGlite transaction object has no transaction(): the caller's transaction holds the steps.
   if (typeof pglite.transaction === 'function') {

@@ -27,7 +27,8 @@ const texts = new Map<string, string>();
 /**
  * A SQL statement with positional parameters ($1, $2 …) for the hot paths: it goes straight to the driver,
  * on a PostgreSQL server as a named prepared statement (parsed and planned once per connection), with no
- * query building, in or out of a transaction. Rows come back as the driver gives them. `step(...values)`
+ * query building, in or out of a transaction. Outside a transaction it goes over the multiplexed connections
+ * (multiplexer.ts), so it must only read there; a write belongs in a transaction or a `pipeline`. Rows come back as the driver gives them. `step(...values)`
  * makes it one statement of a `pipeline`.
  */
 export function prepared<Row>(name: string, text: string) {

@@ -16,6 +16,23 @@ export function usableTotal(c: Cidr, isPool: boolean): bigint {
   return last - first + 1n;
 }
 
+/**
+ * The prefix lengths of the non-pool subnets an address would be the network or broadcast address of, were
+ * it inside them: the IPv4 prefixes up to /30 whose host bits in `ip` are all zeros or all ones. A subnet
+ * holding `ip` may assign it unless it is such a subnet, so a database can check a write without IP
+ * arithmetic of its own (`masklen(network) = ANY(...)`).
+ */
+export function edgePrefixes(ip: Ip): number[] {
+  if (ip.version !== 4) return [];
+  const prefixes: number[] = [];
+  for (let prefix = 0; prefix <= LONGEST_IPV4_WITH_BROADCAST; prefix++) {
+    const hostBits = (1n << BigInt(32 - prefix)) - 1n;
+    const host = ip.value & hostBits;
+    if (host === 0n || host === hostBits) prefixes.push(prefix);
+  }
+  return prefixes;
+}
+
 export function isAssignable(c: Cidr, isPool: boolean, ip: Ip): boolean {
   if (c.version !== ip.version) return false;
   const { first, last } = usableRange(c, isPool);

@@ -96,6 +96,16 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(15);
   });
 
+  it('parallel single address creations at the address limit never pass it', async () => {
+    const apis = await clients({ addresses: 7 });
+    const subnet = await createSubnet(apis[0], '10.77.0.0/24');
+    const statuses = await race(apis, 20, async (api, i) => {
+      return (await api.call('createAddress', { params: { id: subnet.id }, body: { ip: `10.77.0.${i + 1}` } })).status;
+    });
+    expect(statuses.filter((s) => s === 201)).toHaveLength(7);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(13);
+  });
+
   it('parallel imports naming the same new folder, VLAN and VRF create each once and all succeed', async () => {
     const apis = await clients();
     const named = { folder: 'DC', vlan: 7, vrf: 'corp', location: 'Berlin' };

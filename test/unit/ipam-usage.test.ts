@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAssignable, parseCidr, usableRange, usableTotal, utilization } from '../../server/ipam';
+import {
+  containsIp,
+  edgePrefixes,
+  isAssignable,
+  parseCidr,
+  usableRange,
+  usableTotal,
+  utilization,
+} from '../../server/ipam';
 import {
   addressArb,
   addressesOf,
@@ -49,6 +57,22 @@ describe('usableRange and usableTotal', () => {
         );
         expect(disagreements).toEqual([]);
         expect(isAssignable(c, isPool, { version: c.version === 4 ? 6 : 4, value: usable[0] })).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("edgePrefixes answers, from the address alone, which subnets holding it may not assign it (the model's)", () => {
+    fc.assert(
+      fc.property(smallParentArb, fc.boolean(), addressArb(4), addressArb(6), (c, isPool, far4, far6) => {
+        const members = new Set(modelUsable(c, isPool));
+        const around = modelCidr(c.version, c.network, Math.max(c.prefix - 1, 0));
+        const disagreements = [...addressesOf(around), c.version === 4 ? far4 : far6].filter((value) => {
+          const address = { version: c.version, value };
+          const refused = !isPool && edgePrefixes(address).includes(c.prefix);
+          return (containsIp(c, address) && !refused) !== members.has(value);
+        });
+        expect(disagreements).toEqual([]);
       }),
       { numRuns: 200 },
     );

@@ -76,23 +76,38 @@ export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: str
 }
 
 /**
- * Inserts an address with the given id into the organisation's subnet, in the subnet's VRF, unless a child
- * subnet contains it (the address belongs there): no row then, nor when there is no such subnet.
+ * Inserts an address with the given id into the organisation's subnet, in the subnet's VRF, only where the
+ * rules allow it: the ip inside the subnet, not its network or broadcast address (`$11`: the prefix lengths
+ * of the non-pool subnets that could not assign it, from `edgePrefixes`), and in no child subnet (it belongs
+ * there); with a limit, the organisation under it (`$12`; counted after the organisation's row was locked by
+ * an earlier step). No row when any fails. The subnet is found by its id alone (OFFSET 0 keeps the planner
+ * from scanning subnets by their range for the containment test). The statement without a limit has no
+ * count in its plan: a plan that might count would be planned anew on every execution.
  */
-const insertOne = prepared<AddressRow>(
-  'address_insert',
-  `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
-   SELECT $3, s.org_id, s.id, s.vrf_id, $4, coalesce($5, ''), coalesce($6, ''), coalesce($7, ''),
-     coalesce($8, 'assigned'), coalesce($9, ''), $10
-   FROM subnets s
-   WHERE s.org_id = $1 AND s.id = $2
-     AND NOT EXISTS (SELECT 1 FROM subnets c WHERE c.org_id = $1 AND c.parent_id = $2 AND c.network >>= $4::inet)
-   RETURNING ${ADDRESS_COLUMNS}`,
-);
+const insertIfAllowed = (limited: boolean) =>
+  prepared<AddressRow>(
+    limited ? 'address_insert_limited' : 'address_insert',
+    `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
+     SELECT $3, s.org_id, s.id, s.vrf_id, $4, coalesce($5, ''), coalesce($6, ''), coalesce($7, ''),
+       coalesce($8, 'assigned'), coalesce($9, ''), $10
+     FROM (SELECT * FROM subnets WHERE org_id = $1 AND id = $2 OFFSET 0) s
+     WHERE $4::inet <<= s.network
+       AND (s.is_pool OR masklen(s.network) <> ALL($11::int[]))
+       AND NOT EXISTS (SELECT 1 FROM subnets c WHERE c.org_id = $1 AND c.parent_id = $2 AND c.network >>= $4::inet)
+       ${limited ? 'AND (SELECT count(*) FROM addresses WHERE org_id = $1) < $12' : ''}
+     RETURNING ${ADDRESS_COLUMNS}`,
+  );
+const insertOne = insertIfAllowed(false);
+const insertOneLimited = insertIfAllowed(true);
 
-/** The insert of one address as a step of a pipeline (see insertOne). */
-export const insertUnlessInChildStep = (orgId: string, id: string, values: Omit<AddressInsert, 'vrfId'>) =>
-  insertOne.step(
+/** The guarded insert of one address as a step of a pipeline (see insertIfAllowed). */
+export const insertIfAllowedStep = (
+  orgId: string,
+  id: string,
+  values: Omit<AddressInsert, 'vrfId'>,
+  rules: { edgePrefixes: number[]; limit: number | null },
+) => {
+  const common = [
     orgId,
     values.subnetId,
     id,
@@ -103,7 +118,21 @@ export const insertUnlessInChildStep = (orgId: string, id: string, values: Omit<
     values.status ?? null,
     values.owner ?? null,
     values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
-  );
+    `{${rules.edgePrefixes.join(',')}}`,
+  ];
+  return rules.limit === null ? insertOne.step(...common) : insertOneLimited.step(...common, rules.limit);
+};
+
+const inserted = prepared(
+  'address_inserted',
+  `SELECT ipam_require(EXISTS (SELECT 1 FROM addresses WHERE id = $1), 'address ' || $1 || ' not created')`,
+);
+
+/**
+ * A step that fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded
+ * insert do not run, and the batch rolls back, when the insert wrote nothing.
+ */
+export const requireInsertedStep = (id: string) => inserted.step(id);
 
 const firstRecords = prepared<{ ip: string }>(
   'addresses_first_in_subnet',

@@ -10,9 +10,9 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { pipelinedTransaction, pipelineTransaction } from '../../db/pipeline';
-import { badRequest, duplicate, exhausted, isUniqueViolation } from '../../errors';
-import { type Cidr, containsIp, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
+import { pipeline, pipelinedTransaction } from '../../db/pipeline';
+import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation } from '../../errors';
+import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import {
@@ -22,7 +22,14 @@ import {
   recordDelete,
   recordUpdate,
 } from '../activity/activity.service';
-import { assertLimitLocked, limitInPipeline, limitRoomLocked } from '../plans/limit-check';
+import {
+  assertCallerWithinLimit,
+  assertLimitLocked,
+  limitInPipeline,
+  limitLockSteps,
+  limitOf,
+  limitRoomLocked,
+} from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import {
   type AddressHome,
@@ -127,13 +134,11 @@ export async function getAddress(db: Db, caller: Principal, id: string) {
   return toDto(orNotFound(await repo.get(db, caller.orgId, id), 'Address'));
 }
 
-/** Thrown inside a create's transaction when its insert wrote nothing: the address lies in a child subnet. */
-const inChildSubnet = new Error('address not inserted');
-
 /**
- * One round trip writes everything (the organisation lock and count on limited plans, the subnet read with
- * its shared space lock, the insert, its activity entry and events); the rules are then checked on what it
- * read before COMMIT, so a refused address is rolled back. Errors are told apart afterwards, where rare.
+ * One pipeline, one round trip, one transaction: the organisation's row locked on limited plans, the subnet
+ * read with its shared space lock, the insert guarded by the rules (inside the subnet, assignable, in no
+ * child, under the limit), a check that it wrote, and the activity entry and events. When a rule refuses
+ * the address the batch rolls back, and which rule is found out afterwards, on the rare path.
  */
 export async function createAddress(
   db: Db,
@@ -151,32 +156,29 @@ export async function createAddress(
     status: input.status,
     ...givenFields(input),
   };
-  const limit = limitInPipeline(caller, 'addresses', repo.countInOrgStep(orgId));
+  const limit = limitOf(caller, 'addresses');
   const activity = await activitySteps(db, caller, [
     { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },
   ]);
-  const steps = [
-    ...limit.steps,
-    lockAddressHomeStep(orgId, subnetId),
-    repo.insertUnlessInChildStep(orgId, id, values),
-    ...activity,
-  ];
+  // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
+  const locks = [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)];
   try {
-    return await pipelineTransaction(db, steps, (rows) => {
-      const [[home], [row]] = rows.slice(limit.steps.length) as [AddressHome[], repo.AddressRow[]];
-      const subnet = homeOf(home);
-      limit.check(rows);
-      assignableIp(subnet, input.ip);
-      if (!row) throw inChildSubnet;
-      return toDto(row);
-    });
+    const rows = await pipeline(db, [
+      ...locks,
+      repo.insertIfAllowedStep(orgId, id, values, { edgePrefixes: edgePrefixes(parsed), limit }),
+      repo.requireInsertedStep(id),
+      ...activity,
+    ]);
+    const [row] = rows[locks.length] as repo.AddressRow[];
+    return toDto(row);
   } catch (error) {
-    if (error === inChildSubnet) {
-      await assertNotInChild(db, orgId, subnetId, [values.ip]);
-    } else if (isUniqueViolation(error)) {
-      assignableIp(homeOf(await addressHomeOf(db, orgId, subnetId)), input.ip);
-      throw duplicate(`ip: ${values.ip} is already assigned`);
-    }
+    if (!isUniqueViolation(error) && !isRequirementFailed(error)) throw error;
+    // Which rule refused it, in the order of the checks: 404, 402, then the address itself.
+    const subnet = homeOf(await addressHomeOf(db, orgId, subnetId));
+    if (limit !== null) assertCallerWithinLimit(caller, 'addresses', await repo.countInOrg(db, orgId));
+    assignableIp(subnet, input.ip);
+    if (isUniqueViolation(error)) throw duplicate(`ip: ${values.ip} is already assigned`);
+    await assertNotInChild(db, orgId, subnetId, [values.ip]);
     throw error;
   }
 }

@@ -65,3 +65,18 @@ export function limitInPipeline(caller: Principal, name: LimitName, count: Step<
     },
   };
 }
+
+/** The caller's limit of `name` (null: unlimited), for a limit checked inside a guarded statement. */
+export const limitOf = (caller: Principal, name: LimitName) =>
+  effectiveLimits(caller.plan, caller.limitOverrides)[name];
+
+/**
+ * The step locking the organisation's row before a guarded write counts against a limit (so two writes
+ * cannot both take the last slot); none on a plan without that limit.
+ */
+export const limitLockSteps = (caller: Principal, name: LimitName): Step<unknown>[] =>
+  limitOf(caller, name) === null ? [] : [lockOrganizationStep(caller.orgId)];
+
+/** 402 when `current` is already at the caller's limit of `name`. */
+export const assertCallerWithinLimit = (caller: Principal, name: LimitName, current: number) =>
+  assertWithinLimit(effectiveLimits(caller.plan, caller.limitOverrides), name, current);
