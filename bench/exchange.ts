@@ -79,6 +79,7 @@ export async function prepareExchange(seed: Seeder) {
     await measure('GET /search', '10,000 subnets, 100,000 addresses; 7 kinds of query', 50, 21, () =>
       call(big.key, 'GET', `/search?q=${encodeURIComponent(queries[query++ % queries.length])}`),
     );
+    await seed.settle();
     timings.push(await concurrentAllocations(call, org.key, slash24s[allocations++]));
     return timings;
   };

@@ -63,6 +63,7 @@ try {
     console.log(`round ${r + 1} of ${rounds} …`);
     if (coreRound && exchangeRound)
       core.push([...(await coreRound(call, r)), ...(await exchangeRound(call, server.pid))]);
+    await seed.settle();
     hot.push(
       await throughputRound(
         scenarios,

@@ -10,6 +10,20 @@ export function seeder(db: Db) {
   return {
     run,
     rows,
+    /**
+     * Lets PostgreSQL finish the work the bench's own bulk writes left it (a checkpoint, autovacuum of the
+     * tables just filled) before a timed load, so the load measures the requests, not the seeding's aftermath.
+     */
+    async settle() {
+      await run(sql`CHECKPOINT`);
+      for (let waited = 0; waited < 60_000; waited += 250) {
+        const [busy] = await rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+        );
+        if (busy.n === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
     /** An enterprise organisation whose rate limit is raised (not removed) so the limiter still runs. */
     async enterpriseOrg() {
       const email = `bench-${randomUUID()}@example.test`;
