@@ -188,79 +188,28 @@ async function runInOrder(client: PgliteLike, steps: readonly Step<unknown>[]): 
   return rows;
 }
 
-const begin: Step<never> = { statement: { name: 'pipeline_begin', text: 'BEGIN' }, values: [] };
-const commit: Step<never> = { statement: { name: 'pipeline_commit', text: 'COMMIT' }, values: [] };
-
-/** A transaction whose statements go in as few round trips as the work allows. */
-export interface PipelinedTransaction {
-  /** Sends the steps together (after BEGIN, the first time) and answers each step's rows, in order. */
-  run<const Steps extends readonly Step<unknown>[]>(steps: Steps): Promise<RowsOf<Steps>>;
-  /** Steps sent with the COMMIT once the work has succeeded, in the same round trip. */
-  atCommit(steps: readonly Step<unknown>[]): void;
-  /** The transaction as a database, for the statements that are not steps. */
-  readonly db: Db;
-}
-
-/** On one pooled connection: BEGIN goes with the first steps, COMMIT with the last; any failure rolls back. */
-async function onConnection<T>(connection: PgClient, work: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
-  let begun = false;
-  let transactionDb: Db | undefined;
-  const pending: Step<unknown>[] = [];
-  const send = async (steps: readonly Step<unknown>[]) => {
-    if (begun) return runOnClient(connection, steps);
-    begun = true;
-    return (await runOnClient(connection, [begin, ...steps])).slice(1);
-  };
-  const tx: PipelinedTransaction = {
-    run: async (steps) => (await send(steps)) as RowsOf<typeof steps>,
-    atCommit: (steps) => pending.push(...steps),
-    get db() {
-      if (!begun) throw new Error('run steps before using the transaction as a database');
-      transactionDb ??= drizzlePg(connection, { schema }) as unknown as Db;
-      return transactionDb;
-    },
-  };
-  try {
-    const result = await work(tx);
-    if (begun || pending.length > 0) await send([...pending, commit]);
-    return result;
-  } catch (error) {
-    if (begun) await connection.query('ROLLBACK');
-    throw error;
-  }
-}
+/** A drizzle database over one pooled connection, made once per connection (making one reads the whole schema). */
+const databases = new WeakMap<object, Db>();
 
 /**
- * Runs `work` in a transaction whose statements it sends as pipelines (`tx.run`): BEGIN travels with the
- * first, and the steps given to `tx.atCommit` with the COMMIT. The rules that need what the statements read
- * stay in TypeScript between the round trips, and a write they refuse is rolled back by throwing. When `db`
- * is already a transaction, the work runs in it.
+ * Runs `work` with a database that is one pooled connection (statements one after another, no transaction
+ * around them): for a read whose answer a pipeline on the same connection then writes from, with nothing
+ * queued in between. Elsewhere (PGlite, a transaction) `work` gets `db` itself.
  */
-export async function pipelinedTransaction<T>(db: Db, work: (tx: PipelinedTransaction) => Promise<T>): Promise<T> {
+export async function onOneConnection<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T> {
   const client = driverClientOf(db);
-  if (client instanceof pg.Pool) {
-    const connection = (await client.connect()) as unknown as PgClient;
-    try {
-      return await onConnection(connection, work);
-    } finally {
-      // The pool drops a connection whose socket failed.
-      connection.release();
+  if (!(client instanceof pg.Pool)) return work(db);
+  const connection = await client.connect();
+  try {
+    let single = databases.get(connection);
+    if (!single) {
+      single = drizzlePg(connection, { schema }) as unknown as Db;
+      databases.set(connection, single);
     }
+    return await work(single);
+  } finally {
+    connection.release();
   }
-  const within = async (tx: Db) => {
-    const pending: Step<unknown>[] = [];
-    const result = await work({
-      run: async (steps) => (await pipeline(tx, steps)) as RowsOf<typeof steps>,
-      atCommit: (steps) => pending.push(...steps),
-      db: tx,
-    });
-    if (pending.length > 0) await pipeline(tx, pending);
-    return result;
-  };
-  // Already in a transaction (a pg client or a PGlite transaction): in it; else PGlite's own.
-  const pglite = client as PgliteLike;
-  if (client instanceof pg.Client || typeof pglite.transaction !== 'function') return within(db);
-  return db.transaction(within);
 }
 
 /** Runs the steps as one transaction in one round trip; answers each step's rows, in order. */

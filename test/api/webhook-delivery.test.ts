@@ -165,6 +165,18 @@ describe('events for every change of the IPAM resources', () => {
     expect(events.slice(6).map((e) => e.data.id)).toEqual(ids);
   });
 
+  it('sends one address.created per allocated address, none for the candidates it passed over', async () => {
+    const org = await h.org();
+    const subnet = await createSubnet(org.api, '10.6.0.0/24');
+    const sub = await subscribe(h, org);
+    const allocated = await ok(org, 'allocateAddress', 201, { params: { id: subnet.id }, body: { count: 3 } });
+    await h.worker.runOnce();
+    const events = received(h, sub);
+    expect(events.map((e) => [e.type, e.data.id, e.data.changes.ip[1]])).toEqual(
+      allocated.map((a) => ['address.created', a.id, a.ip]),
+    );
+  });
+
   it('sends one subnet.deleted per subnet of a cascading delete, none per address', async () => {
     const org = await h.org();
     const parent = await createSubnet(org.api, '10.5.0.0/16');

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/connection';
-import { pipeline, pipelinedTransaction } from '../../server/db/pipeline';
+import { pipeline } from '../../server/db/pipeline';
 import { prepared } from '../../server/db/prepared';
 
 const url = process.env.TEST_DATABASE_URL;
@@ -107,29 +107,4 @@ describe('pipeline', () => {
       expect(seen.map((r) => r.label)).toContain('committed while waiting');
     },
   );
-
-  it('commits a pipelined transaction with the steps kept for COMMIT, and sees its own writes through tx.db', async () => {
-    const seen = await pipelinedTransaction(database.db, async (tx) => {
-      await tx.run([insert.step(40, 'forty', null)]);
-      tx.atCommit([insert.step(41, 'forty-one', null)]);
-      return rowsOf<{ id: number }>(await tx.db.execute(sql.raw(`SELECT id FROM ${table} WHERE id BETWEEN 40 AND 49`)));
-    });
-    expect(seen.map((r) => r.id)).toEqual([40]);
-    expect(await allLabels()).toEqual(expect.arrayContaining(['forty', 'forty-one']));
-  });
-
-  it('rolls a pipelined transaction back when its work throws, or a step kept for COMMIT fails', async () => {
-    const before = await allLabels();
-    const refused = pipelinedTransaction(database.db, async (tx) => {
-      await tx.run([insert.step(50, 'fifty', null)]);
-      throw new Error('refused');
-    });
-    await expect(refused).rejects.toThrow('refused');
-    const failing = pipelinedTransaction(database.db, async (tx) => {
-      await tx.run([insert.step(51, 'fifty-one', null)]);
-      tx.atCommit([insert.step(1, 'duplicate', null)]);
-    });
-    await expect(failing).rejects.toMatchObject({ code: '23505' });
-    expect(await allLabels()).toEqual(before);
-  });
 });

@@ -35,9 +35,31 @@ const insertList = prepared(
    ORDER BY e.n`,
 );
 
-/** The statement writing one author's entries, in order (ids ascending), as a pipeline step. */
-export function insertStep(orgId: string, userId: string | null, entries: ActivityEntryInsert[]): Step<unknown> {
-  if (entries.length === 1) {
+/** The tables whose rows an entry may wait for: written only if its object exists when the step runs. */
+export type ExistingIn = 'addresses';
+
+const insertListOfExisting = prepared(
+  'activity_insert_list_of_existing_addresses',
+  `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
+   SELECT $1, $2, e.action, e.resource_type, e.resource_id, e.changes
+   FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
+     WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
+   WHERE EXISTS (SELECT 1 FROM addresses x WHERE x.id = e.resource_id)
+   ORDER BY e.n`,
+);
+
+/**
+ * The statement writing one author's entries, in order (ids ascending), as a pipeline step. With
+ * `existingIn`, only the entries whose object the steps before it created: for a write that may create
+ * fewer of the objects than it was given ids for.
+ */
+export function insertStep(
+  orgId: string,
+  userId: string | null,
+  entries: ActivityEntryInsert[],
+  existingIn?: ExistingIn,
+): Step<unknown> {
+  if (entries.length === 1 && !existingIn) {
     const [e] = entries;
     return insertOne.step(orgId, userId, e.action, e.resourceType, e.resourceId, JSON.stringify(e.changes));
   }
@@ -47,7 +69,7 @@ export function insertStep(orgId: string, userId: string | null, entries: Activi
     resource_id: e.resourceId,
     changes: e.changes,
   }));
-  return insertList.step(orgId, userId, JSON.stringify(list));
+  return (existingIn ? insertListOfExisting : insertList).step(orgId, userId, JSON.stringify(list));
 }
 
 function matching(f: ActivityFilter) {

@@ -21,6 +21,8 @@ import { eventSteps } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
 import * as repo from './activity.repo';
 
+export type ExistingIn = repo.ExistingIn;
+
 /** The actions of DESIGN.md's activity decision. */
 export type ActivityAction =
   | 'create'
@@ -68,11 +70,20 @@ export async function recordActivity(tx: Db, caller: Actor, entry: ActivityRecor
 
 /**
  * The statements writing these entries and the webhook events they stand for (the outbox,
- * server/modules/webhooks/events/outbox.ts), as steps of the change's own pipeline.
+ * server/modules/webhooks/events/outbox.ts), as steps of the change's own pipeline. With `existingIn`, only
+ * for the objects the steps before them created (a write given more ids than it may use).
  */
-export async function activitySteps(db: Db, caller: Actor, entries: ActivityRecord[]): Promise<Step<unknown>[]> {
+export async function activitySteps(
+  db: Db,
+  caller: Actor,
+  entries: ActivityRecord[],
+  existingIn?: ExistingIn,
+): Promise<Step<unknown>[]> {
   if (entries.length === 0) return [];
-  return [repo.insertStep(caller.orgId, caller.userId, entries), ...(await eventSteps(db, caller.orgId, entries))];
+  return [
+    repo.insertStep(caller.orgId, caller.userId, entries, existingIn),
+    ...(await eventSteps(db, caller.orgId, entries, existingIn)),
+  ];
 }
 
 /**

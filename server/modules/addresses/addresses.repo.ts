@@ -134,58 +134,60 @@ const inserted = prepared(
  */
 export const requireInsertedStep = (id: string) => inserted.step(id);
 
-const firstRecords = prepared<{ ip: string }>(
-  'addresses_first_in_subnet',
-  'SELECT host(ip) AS ip FROM addresses WHERE subnet_id = $1 ORDER BY ip LIMIT $2',
-);
-
-/** A subnet's first `count` records in ip order, as a step of a pipeline. */
-export const firstRecordsStep = (subnetId: string, count: number) => firstRecords.step(subnetId, count);
-
-const countOrg = prepared<{ n: number }>(
-  'addresses_count_org',
-  'SELECT count(*)::int AS n FROM addresses WHERE org_id = $1',
-);
-
-/** `countInOrg` as a step of a pipeline. */
-export const countInOrgStep = (orgId: string) => countOrg.step(orgId);
-
 /**
- * Inserts addresses of one subnet at the first `count` of `ips` (in order) that hold no record and that this
- * transaction can lock. The record check comes first and sees what committed before this statement (so an
- * ip another allocation took since the candidates were listed is passed over, not locked and then refused);
- * the lock is a transaction-level advisory lock per ip, tried, not waited for, so an ip another allocation
- * holds is passed over too. No ORDER BY: the function scan yields the candidates in order and LIMIT stops
- * it, so no lock is taken past the last candidate kept.
+ * Inserts addresses of one subnet, with the ids given, at the first `count` of `ips` (in order) that are in
+ * no child subnet, hold no record and that this transaction can lock, provided the subnet is still as the
+ * candidates were chosen from (pool flag, gateway, VRF). The record check comes first and sees what
+ * committed before this statement (an ip another allocation took since the candidates were listed is passed
+ * over, not locked and then refused); the lock is a transaction-level advisory lock per ip, tried, not
+ * waited for, so an ip another allocation holds is passed over too. No ORDER BY: the function scan yields
+ * the candidates in order and LIMIT stops it, so no lock is taken past the last candidate kept. With a limit
+ * (`$15`), nothing unless the organisation's addresses and these stay within it.
  */
-const insertAllocated = prepared<AddressRow>(
-  'address_insert_allocated',
-  `INSERT INTO addresses (org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
-   SELECT $1::uuid, $2::uuid, $3::uuid, candidate.ip, coalesce($6, ''), coalesce($7, ''), coalesce($8, ''), $9,
-     coalesce($10, ''), $11::jsonb
-   FROM (SELECT ip FROM unnest($4::inet[]) AS c(ip)
-         WHERE CASE WHEN EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = $1 AND a.space_id = $12 AND a.ip = c.ip)
-           THEN false
-           ELSE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || $12::uuid || ':' || host(ip), 0))
-         END
+const insertAllocated = (limited: boolean) =>
+  prepared<AddressRow>(
+    limited ? 'address_insert_allocated_limited' : 'address_insert_allocated',
+    `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner,
+       custom_fields)
+     SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce($6, ''), coalesce($7, ''), coalesce($8, ''),
+       $9, coalesce($10, ''), $11::jsonb
+     FROM (SELECT * FROM subnets WHERE org_id = $1 AND id = $2 AND vrf_id IS NOT DISTINCT FROM $3::uuid
+             AND is_pool = $12 AND gateway IS NOT DISTINCT FROM $13::inet OFFSET 0) s,
+       LATERAL (SELECT c.ip, c.id FROM ROWS FROM (unnest($4::inet[]), unnest($14::uuid[])) AS c(ip, id)
+         WHERE NOT EXISTS (SELECT 1 FROM subnets ch WHERE ch.org_id = $1 AND ch.parent_id = $2 AND ch.network >>= c.ip)
+           AND CASE WHEN EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = $1 AND a.space_id = s.space_id AND a.ip = c.ip)
+             THEN false
+             ELSE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || s.space_id || ':' || host(c.ip), 0))
+           END
          LIMIT $5) candidate
-   ON CONFLICT DO NOTHING
-   RETURNING ${ADDRESS_COLUMNS}`,
-);
+     ${limited ? 'WHERE (SELECT count(*) FROM addresses WHERE org_id = $1) + $5 <= $15' : ''}
+     ON CONFLICT DO NOTHING
+     RETURNING ${ADDRESS_COLUMNS}`,
+  );
+const insertAllocatedUnlimited = insertAllocated(false);
+const insertAllocatedLimited = insertAllocated(true);
+
+/** What an allocation relied on when it chose its candidates: the insert writes nothing if it changed. */
+export interface AllocationBasis {
+  vrfId: string | null;
+  isPool: boolean;
+  gateway: string | null;
+}
 
 /** The insert of allocated addresses as a step of a pipeline (see insertAllocated). */
 export const insertAllocatedStep = (
   orgId: string,
-  spaceId: string,
-  ips: string[],
+  basis: AllocationBasis,
+  candidates: { ip: string; id: string }[],
   count: number,
-  values: Omit<AddressInsert, 'ip'>,
-) =>
-  insertAllocated.step(
+  values: Omit<AddressInsert, 'ip' | 'vrfId'>,
+  limit: number | null,
+) => {
+  const common = [
     orgId,
     values.subnetId,
-    values.vrfId ?? null,
-    `{${ips.join(',')}}`,
+    basis.vrfId,
+    `{${candidates.map((c) => c.ip).join(',')}}`,
     count,
     values.hostname ?? null,
     values.macAddress ?? null,
@@ -193,8 +195,20 @@ export const insertAllocatedStep = (
     values.status ?? 'assigned',
     values.owner ?? null,
     values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
-    spaceId,
-  );
+    basis.isPool,
+    basis.gateway,
+    `{${candidates.map((c) => c.id).join(',')}}`,
+  ];
+  return limit === null ? insertAllocatedUnlimited.step(...common) : insertAllocatedLimited.step(...common, limit);
+};
+
+const allocated = prepared(
+  'addresses_allocated',
+  `SELECT ipam_require((SELECT count(*) FROM addresses WHERE id = ANY($1::uuid[])) = $2, 'fewer addresses allocated')`,
+);
+
+/** A step that fails (SQLSTATE P0001) unless `count` of these ids are addresses: the allocation got them all. */
+export const requireAllocatedStep = (ids: string[], count: number) => allocated.step(`{${ids.join(',')}}`, count);
 
 /** Inserts the rows whose ip is free in the space; answers the rows created. */
 export const insertSkippingAssigned = (db: Db, orgId: string, rows: AddressInsert[]) =>

@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { pipeline, pipelinedTransaction } from '../../db/pipeline';
+import { onOneConnection, pipeline } from '../../db/pipeline';
 import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -25,7 +25,6 @@ import {
 import {
   assertCallerWithinLimit,
   assertLimitLocked,
-  limitInPipeline,
   limitLockSteps,
   limitOf,
   limitRoomLocked,
@@ -33,10 +32,9 @@ import {
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import {
   type AddressHome,
-  type AllocationHome,
   addressHomeOf,
+  allocationHomeOf,
   lockAddressHomeStep,
-  lockAllocationHomeStep,
   lockSpaces,
   spaceOf,
 } from '../subnets/spaces';
@@ -350,13 +348,22 @@ async function childrenHolding(tx: Db, orgId: string, items: ImportedAddress[], 
 
 /** Attempts before an allocation gives up on candidates that concurrent allocations keep holding. */
 const ALLOCATION_ATTEMPTS = 20;
+/**
+ * Candidates beyond the count, doubled on each attempt: those concurrent allocations may hold (one each, a
+ * pool's worth per process). Each costs an activity entry and an event sent with the write.
+ */
+const CANDIDATES_PASSED_OVER = 16;
 
 /**
- * Creates `count` addresses at the lowest free ips of the subnet. The space is locked shared (as for any
- * address write), so the subnet and its children stay as read; concurrent allocations take different ips
- * through per-ip advisory locks they pass over rather than wait for, and an ip a single create took
- * meanwhile is skipped on insert and the search goes on. Three round trips where the subnet is sparse: the
- * subnet with its lock and first records; the insert; the activity entries and events with the COMMIT.
+ * Creates `count` addresses at the lowest free ips of the subnet, in two round trips where the subnet is
+ * sparse: a read (no lock) of the subnet, its gateway, children and first records, from which the candidates
+ * are chosen; then one pipeline, one transaction, that takes the organisation lock (limited plans) and the
+ * space lock shared (as any address write), inserts at the first candidates it can, provided the subnet is
+ * still as read and the limit holds, requires that it got them all, and writes the activity entries and
+ * events of the addresses it created. Concurrent allocations take different ips through per-ip advisory
+ * locks they pass over rather than wait for. When the write got fewer (candidates taken meanwhile, the
+ * subnet changed) it rolls back and the allocation starts over with more candidates; a refusal by the limit
+ * is a 402.
  */
 export async function allocateAddresses(
   db: Db,
@@ -365,46 +372,58 @@ export async function allocateAddresses(
   input: z.infer<typeof AllocateAddressesBody>,
 ) {
   const orgId = caller.orgId;
-  const limit = limitInPipeline(caller, 'addresses', repo.countInOrgStep(orgId));
-  return pipelinedTransaction(db, async (tx) => {
-    const rows = await tx.run([
-      ...limit.steps,
-      lockAllocationHomeStep(orgId, subnetId),
-      repo.firstRecordsStep(subnetId, firstWindowSize(input.count)),
-    ]);
-    const [[home], head] = rows.slice(limit.steps.length) as [AllocationHome[], { ip: string }[]];
-    const subnet = orNotFound(home, 'Subnet');
-    limit.check(rows, input.count);
-    const values = { subnetId: subnet.id, vrfId: subnet.vrfId, status: input.status, ...givenFields(input) };
-    const allocated: repo.AddressRow[] = [];
-    for (let attempt = 0; allocated.length < input.count; attempt++) {
-      const missing = input.count - allocated.length;
-      // The records this transaction inserted count as used: the search reads through it.
-      const free = await freeAddresses(
-        tx.db,
-        subnet,
-        missing + 64 * 2 ** Math.min(attempt, 6),
-        attempt === 0 ? head.map((r) => r.ip) : undefined,
-      );
-      if (free.length < missing) {
-        const total = allocated.length + free.length;
-        throw exhausted(`${subnet.network} has ${total} free address(es), fewer than the ${input.count} asked for`);
-      }
-      if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${subnet.network} could be locked`);
-      const [inserted] = await tx.run([repo.insertAllocatedStep(orgId, spaceOf(subnet.vrfId), free, missing, values)]);
-      allocated.push(...inserted);
-      // Candidates held by other allocations become records (or free again) when those commit: wait a little.
-      if (inserted.length < missing) await setTimeout(5 * (attempt + 1));
+  const limit = limitOf(caller, 'addresses');
+  const values = { subnetId: subnetId.toLowerCase(), status: input.status, ...givenFields(input) };
+  for (let attempt = 0; ; attempt++) {
+    const wanted = input.count + CANDIDATES_PASSED_OVER * 2 ** Math.min(attempt, 6);
+    // The read and the write on one connection, one right after the other: the candidates are as fresh as
+    // they can be without holding a transaction open across the choice.
+    const outcome = await onOneConnection(
+      db,
+      async (connection): Promise<{ rows: repo.AddressRow[] } | { short: string }> => {
+        const subnet = orNotFound(
+          await allocationHomeOf(connection, orgId, subnetId, firstWindowSize(wanted)),
+          'Subnet',
+        );
+        const free = await freeAddresses(connection, subnet, wanted, subnet.head);
+        if (free.length < input.count) {
+          throw exhausted(
+            `${subnet.network} has ${free.length} free address(es), fewer than the ${input.count} asked for`,
+          );
+        }
+        const candidates = free.map((ip) => ({ ip, id: randomUUID() }));
+        const entries = candidates.map(({ ip, id }) => ({
+          action: 'create' as const,
+          resourceType: 'address' as const,
+          resourceId: id,
+          changes: created(addressFields(newRow({ ...values, ip }))),
+        }));
+        const locks = [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)];
+        const steps = [
+          ...locks,
+          repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
+          repo.requireAllocatedStep(
+            candidates.map((c) => c.id),
+            input.count,
+          ),
+          ...(await activitySteps(db, caller, entries, 'addresses')),
+        ];
+        try {
+          return { rows: (await pipeline(connection, steps))[locks.length] as repo.AddressRow[] };
+        } catch (error) {
+          if (!isRequirementFailed(error)) throw error;
+          return { short: subnet.network };
+        }
+      },
+    );
+    if ('rows' in outcome) return outcome.rows.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
+    if (limit !== null) {
+      assertCallerWithinLimit(caller, 'addresses', await repo.countInOrg(db, orgId), input.count);
     }
-    const entries = allocated.map((row) => ({
-      action: 'create' as const,
-      resourceType: 'address' as const,
-      resourceId: row.id,
-      changes: created(addressFields(row)),
-    }));
-    tx.atCommit(await activitySteps(tx.db, caller, entries));
-    return allocated.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
-  });
+    if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${outcome.short} could be locked`);
+    // Candidates held by other allocations become records (or free again) when those commit: wait a little.
+    await setTimeout(5 * (attempt + 1));
+  }
 }
 
 const compareIps = (a: string, b: string) => {

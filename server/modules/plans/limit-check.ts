@@ -45,27 +45,6 @@ export async function limitRoomLocked(
   };
 }
 
-/**
- * A limit checked in a pipeline, as `assertLimitLocked` checks it in a transaction: `steps` lock the
- * organisation and then count (the count's snapshot is taken once the lock is held); `check` is given their
- * rows and throws the 402. An unlimited plan has no steps.
- */
-export function limitInPipeline(caller: Principal, name: LimitName, count: Step<{ n: number }>) {
-  if (effectiveLimits(caller.plan, caller.limitOverrides)[name] === null) {
-    return { steps: [] as Step<unknown>[], check: (_rows: readonly unknown[][], _adding?: number) => {} };
-  }
-  return {
-    steps: [lockOrganizationStep(caller.orgId), count] as Step<unknown>[],
-    check(rows: readonly unknown[][], adding = 1) {
-      const [[org], [counted]] = rows as [
-        { plan: Principal['plan']; limitOverrides: Principal['limitOverrides'] }[],
-        { n: number }[],
-      ];
-      assertWithinLimit(effectiveLimits(org.plan, org.limitOverrides), name, counted.n, adding);
-    },
-  };
-}
-
 /** The caller's limit of `name` (null: unlimited), for a limit checked inside a guarded statement. */
 export const limitOf = (caller: Principal, name: LimitName) =>
   effectiveLimits(caller.plan, caller.limitOverrides)[name];
@@ -77,6 +56,6 @@ export const limitOf = (caller: Principal, name: LimitName) =>
 export const limitLockSteps = (caller: Principal, name: LimitName): Step<unknown>[] =>
   limitOf(caller, name) === null ? [] : [lockOrganizationStep(caller.orgId)];
 
-/** 402 when `current` is already at the caller's limit of `name`. */
-export const assertCallerWithinLimit = (caller: Principal, name: LimitName, current: number) =>
-  assertWithinLimit(effectiveLimits(caller.plan, caller.limitOverrides), name, current);
+/** 402 when adding `adding` to `current` would pass the caller's limit of `name`. */
+export const assertCallerWithinLimit = (caller: Principal, name: LimitName, current: number, adding = 1) =>
+  assertWithinLimit(effectiveLimits(caller.plan, caller.limitOverrides), name, current, adding);

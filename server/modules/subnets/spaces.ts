@@ -64,19 +64,23 @@ export interface AllocationHome extends AddressHome {
   children: string[];
 }
 
-const allocationHomeLocked = prepared<AllocationHome>(
-  'allocation_home_locked',
+const allocationHome = prepared<AllocationHome & { head: string[] }>(
+  'allocation_home',
   `SELECT id, ${HOME_COLUMNS}, host(gateway) AS gateway,
      ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
-     pg_advisory_xact_lock_shared(hashtextextended('subnets:' || org_id || ':' || space_id, 0))
+     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip LIMIT $3) AS head
    FROM subnets s WHERE org_id = $1 AND id = $2`,
 );
 
 /**
- * A subnet as address allocation needs it, with its space locked shared (as `lockAddressHomeStep`), as a
- * step of the allocation's pipeline: no row when the organisation has no such subnet.
+ * A subnet as address allocation reads it before it writes (no lock: the write checks that what it relied
+ * on still holds), with its first `records` address records in ip order; undefined when the organisation
+ * has no such subnet.
  */
-export const lockAllocationHomeStep = (orgId: string, subnetId: string) => allocationHomeLocked.step(orgId, subnetId);
+export async function allocationHomeOf(db: Db, orgId: string, subnetId: string, records: number) {
+  const [home] = await allocationHome(db, orgId, subnetId, records);
+  return home;
+}
 
 /** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
 export type NamedHome = AddressHome & { id: string; vrfName: string | null };

@@ -10,7 +10,7 @@ import type { ChangeFeed } from '../../../db/change-feed';
 import { changeFeedOf, type Db } from '../../../db/connection';
 import type { Step } from '../../../db/pipeline';
 import { prepared } from '../../../db/prepared';
-import type { ActivityRecord } from '../../activity/activity.service';
+import type { ActivityRecord, ExistingIn } from '../../activity/activity.service';
 
 /** The resources whose changes are webhook events (not keys, members, invitations, webhooks or the org). */
 const EVENT_RESOURCES = ['folder', 'subnet', 'address', 'vlan', 'vrf', 'location'] as const;
@@ -123,11 +123,31 @@ const insertEvents = prepared(
    JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
 );
 
+/** The same, for only the events whose address the steps before it created (see activity's `existingIn`). */
+const insertEventsOfExisting = prepared(
+  'webhook_events_insert_of_existing_addresses',
+  `WITH events AS (
+     INSERT INTO webhook_events (id, org_id, type, payload)
+     SELECT id, $1, type, payload FROM jsonb_to_recordset($2::jsonb) AS e(id uuid, type text, payload jsonb)
+     WHERE EXISTS (SELECT 1 FROM addresses x WHERE x.id = (e.payload ->> 'id')::uuid)
+     RETURNING id)
+   INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
+   SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
+   JOIN events ON events.id = d.event_id
+   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
+);
+
 /**
  * The statement writing the events of these activity entries and their deliveries-to-be, as a step of the
- * change's transaction; none when no subscription wants them.
+ * change's transaction; none when no subscription wants them. With `existingIn`, only the events of objects
+ * the steps before it created.
  */
-export async function eventSteps(db: Db, orgId: string, entries: ActivityRecord[]): Promise<Step<unknown>[]> {
+export async function eventSteps(
+  db: Db,
+  orgId: string,
+  entries: ActivityRecord[],
+  existingIn?: ExistingIn,
+): Promise<Step<unknown>[]> {
   const events = entries.map(eventOf).filter((e): e is PendingEvent => e !== null);
   if (events.length === 0) return [];
   const subscriptions = await subscriptionsOf(db, orgId);
@@ -142,5 +162,6 @@ export async function eventSteps(db: Db, orgId: string, entries: ActivityRecord[
     rows.push({ id, type: event.type, payload: event.data });
     for (const target of targets) queue.push({ event_id: id, webhook_id: target.id });
   }
-  return rows.length === 0 ? [] : [insertEvents.step(orgId, JSON.stringify(rows), JSON.stringify(queue))];
+  const statement = existingIn ? insertEventsOfExisting : insertEvents;
+  return rows.length === 0 ? [] : [statement.step(orgId, JSON.stringify(rows), JSON.stringify(queue))];
 }
