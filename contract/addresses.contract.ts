@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { CustomFields, describedUuid, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
 
@@ -248,10 +249,11 @@ export const addressesContract = c.router({
       'Records an address (e.g. 10.0.1.10 in 10.0.1.0/24, or 2001:db8::10 in 2001:db8::/48). The ip must lie in ' +
       'the subnet’s range, not inside one of its child subnets, and not be assigned yet (400 otherwise). Status ' +
       'defaults to assigned. Counts against the plan’s address limit (402 when reached).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: CreateAddressBody,
-    responses: { 201: Address, ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+    responses: { 201: Address, ...errors(400, 401, 402, 403, 404, 409, 413, 415, 422, 429) },
   },
   batchCreateAddresses: {
     method: 'POST',
@@ -262,10 +264,11 @@ export const addressesContract = c.router({
       'one invalid or outside the subnet fails the whole request (400) and nothing is created. Ips already ' +
       'assigned are skipped. Answers 200 with the number created, like the other batch operations. Counts against ' +
       'the plan’s address limit (402).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: BatchCreateAddressesBody,
-    responses: { 200: AddressBatchCreateResult, ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+    responses: { 200: AddressBatchCreateResult, ...errors(400, 401, 402, 403, 404, 409, 413, 415, 422, 429) },
   },
   batchUpdateAddresses: {
     method: 'POST',
@@ -274,9 +277,10 @@ export const addressesContract = c.router({
     description:
       'Sets status and/or owner on up to 500 addresses. Ids not found in the caller’s organisation are skipped ' +
       'and not counted. Answers 200 with the number updated.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: BatchUpdateAddressesBody,
-    responses: { 200: AddressBatchUpdateResult, ...errors(400, 401, 403, 413, 415, 429) },
+    responses: { 200: AddressBatchUpdateResult, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
   },
   batchDeleteAddresses: {
     method: 'POST',
@@ -285,9 +289,10 @@ export const addressesContract = c.router({
     description:
       'Deletes up to 500 addresses, releasing their IPs. Ids not found in the caller’s organisation are skipped ' +
       'and not counted. Answers 200 with the number deleted.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: BatchDeleteAddressesBody,
-    responses: { 200: AddressBatchDeleteResult, ...errors(400, 401, 403, 413, 415, 429) },
+    responses: { 200: AddressBatchDeleteResult, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
   },
   getAddress: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp } from './common/schemas';
 
@@ -111,9 +112,10 @@ export const apiKeysContract = c.router({
       'Creates a key acting for the caller, with `read`, `write` or both (default) scopes. The full key is in this ' +
       'response only. Writes with a key also need a plan with API write access and a role that may write. Counts ' +
       'against the plan’s API key limit (402 when reached).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateApiKeyBody,
-    responses: { 201: CreatedApiKey, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: CreatedApiKey, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   revokeApiKey: {
     method: 'DELETE',

@@ -3,6 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Organization, Plan } from './auth.contract';
 import { ApiError, CheckoutCooldownError, errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, type RouteMeta } from './common/meta';
 import { FreeForm, requiredName, Timestamp } from './common/schemas';
 
@@ -160,11 +161,12 @@ export const billingContract = c.router({
       '400 when the organisation is already on a paid plan. 403 with `code: checkout_cooldown`, `retry_after_seconds`, ' +
       '`available_at` and a `Retry-After` header while the organisation is younger than the checkout cooldown ' +
       '(other 403s are ordinary errors). 503 when billing is not configured.',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     body: BillingCheckoutBody.optional(),
     responses: {
       200: BillingSessionUrl,
-      ...errors(400, 401, 413, 415, 429, 503),
+      ...errors(400, 401, 409, 413, 415, 422, 429, 503),
       403: z.union([CheckoutCooldownError, ApiError]),
     },
   },
@@ -175,9 +177,10 @@ export const billingContract = c.router({
     description:
       'Creates a payment-provider billing portal session and answers its `url`. 400 when the organisation has no ' +
       'billing account yet (`has_billing` false); 503 when billing is not configured.',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     body: c.noBody(),
-    responses: { 200: BillingSessionUrl, ...errors(400, 401, 403, 429, 503) },
+    responses: { 200: BillingSessionUrl, ...errors(400, 401, 403, 409, 422, 429, 503) },
   },
   updateOrganizationName: {
     method: 'PATCH',

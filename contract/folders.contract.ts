@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
@@ -77,9 +78,10 @@ export const foldersContract = c.router({
     path: '/folders',
     summary: 'Create a folder',
     description: 'Creates a folder. Counts against the plan’s folder limit (402 when reached).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateFolderBody,
-    responses: { 201: Folder, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: Folder, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   getFolder: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { extendApi, generateSchema } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { CustomFields, streamedText, text, Uuid } from './common/schemas';
 
@@ -288,9 +289,10 @@ export const importContract = c.router({
       'host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. ' +
       'Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row ' +
       'rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: ImportSubnetsBody,
-    responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 413, 415, 429) },
+    responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
   },
   importAddresses: {
     method: 'POST',
@@ -305,9 +307,10 @@ export const importContract = c.router({
       'outside it, its network or broadcast address, or inside one of its child subnets, or a row that would ' +
       'exceed the plan’s address limit. Rows imported are kept (no rollback). Each created ' +
       'address gets an `import` activity entry and an `address.created` event.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: ImportAddressesBody,
-    responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 413, 415, 429) },
+    responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
   },
 });
 

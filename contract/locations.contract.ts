@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
@@ -75,9 +76,10 @@ export const locationsContract = c.router({
     summary: 'Create a location',
     description:
       'Creates a location. A name already used in the organisation is a 400 (`duplicate`). Counts against the plan’s location limit.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateLocationBody,
-    responses: { 201: Location, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: Location, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   getLocation: {
     method: 'GET',

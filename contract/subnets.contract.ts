@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Address, AllocateAddressesBody } from './addresses.contract';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { IdParams } from './common/schemas';
 import {
@@ -47,11 +48,12 @@ export const subnetsContract = c.router({
       'its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused ' +
       '(400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and ' +
       'the create still succeeds. Counts against the plan’s subnet limit (402 when reached).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateSubnetBody,
     responses: {
       201: z.union([Subnet, SubnetCreatedWithWarnings]),
-      ...errors(400, 401, 402, 403, 413, 415, 429),
+      ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429),
     },
   },
   // Declared before /subnets/:id so that Express matches it first.
@@ -105,10 +107,11 @@ export const subnetsContract = c.router({
       'Splits the subnet into `parts` equal subnets (a power of two from 2 to 1024), e.g. 10.0.1.0/24 into four /26 ' +
       'or 2001:db8::/48 into two /49. The original subnet and its own addresses are deleted; the new subnets inherit ' +
       'folder, parent, name, VRF and pool flag. The parts count against the plan’s subnet limit (402).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: SplitSubnetBody,
-    responses: { 200: z.array(SubnetSplitPart), ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+    responses: { 200: z.array(SubnetSplitPart), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 422, 429) },
   },
   getSubnetUsage: {
     method: 'GET',
@@ -157,10 +160,11 @@ export const subnetsContract = c.router({
       'Atomic: concurrent allocations never get the same address and never fail because of each other. 409 ' +
       '`exhausted` (nothing created) when fewer than `count` are free. Counts against the plan’s address limit ' +
       '(402); each address gets a `create` activity entry and an `address.created` event.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: AllocateAddressesBody,
-    responses: { 201: z.array(Address), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
+    responses: { 201: z.array(Address), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 422, 429) },
   },
   allocateSubnet: {
     method: 'POST',
@@ -173,9 +177,10 @@ export const subnetsContract = c.router({
       'Atomic: concurrent allocations never get the same block and never fail because of each other. 409 ' +
       '`exhausted` (nothing created) when fewer than `count` blocks are free. Counts against the plan’s subnet ' +
       'limit (402); each subnet gets a `create` activity entry and a `subnet.created` event.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: AllocateSubnetsBody,
-    responses: { 201: z.array(Subnet), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 429) },
+    responses: { 201: z.array(Subnet), ...errors(400, 401, 402, 403, 404, 409, 413, 415, 422, 429) },
   },
 });

@@ -3,6 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Role } from './auth.contract';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, MessageResponse, Timestamp, Uuid } from './common/schemas';
 
@@ -115,9 +116,10 @@ export const teamContract = c.router({
     description:
       'Emails an invitation valid 7 days. Seats (members plus pending invitations) follow the plan’s Users limit: ' +
       '402 when it is reached. At most 10 invitations per organisation per hour (429).',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     body: CreateTeamInvitationBody,
-    responses: { 201: TeamInvitation, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: TeamInvitation, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   listTeamInvitations: {
     method: 'GET',

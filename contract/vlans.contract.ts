@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
 
@@ -75,9 +76,10 @@ export const vlansContract = c.router({
     summary: 'Create a VLAN',
     description:
       'Creates a VLAN. A number already used in the organisation is a 400 (`duplicate`). Counts against the plan’s VLAN limit.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateVlanBody,
-    responses: { 201: Vlan, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: Vlan, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   getVlan: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 
@@ -79,9 +80,10 @@ export const vrfsContract = c.router({
     summary: 'Create a VRF',
     description:
       'Creates a VRF. A name already used in the organisation is a 400 (`duplicate`). Counts against the plan’s VRF limit.',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     body: CreateVrfBody,
-    responses: { 201: Vrf, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: Vrf, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   getVrf: {
     method: 'GET',

@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Offset, queryInt, Timestamp, text } from './common/schemas';
 
@@ -217,9 +218,10 @@ export const webhooksContract = c.router({
     description:
       'Subscribes an HTTPS endpoint to event types (empty or omitted: all). The signing secret is in this response ' +
       'only. Counts against the plan’s webhook limit (402 when reached).',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     body: CreateWebhookBody,
-    responses: { 201: CreatedWebhook, ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: CreatedWebhook, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
   },
   getWebhook: {
     method: 'GET',
@@ -266,10 +268,11 @@ export const webhooksContract = c.router({
     description:
       'Sends a signed `ping` event to the endpoint now and records the attempt. 502 when the endpoint is unreachable ' +
       'or answers non-2xx (the remote body is never echoed).',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: c.noBody(),
-    responses: { 200: WebhookTestResult, ...errors(400, 401, 403, 404, 429, 502) },
+    responses: { 200: WebhookTestResult, ...errors(400, 401, 403, 404, 409, 422, 429, 502) },
   },
   rotateWebhookSecret: {
     method: 'POST',
@@ -277,9 +280,10 @@ export const webhooksContract = c.router({
     summary: 'Rotate the signing secret',
     description:
       'Replaces the signing secret; the old one stops working immediately. The new secret is shown only here.',
-    metadata: meta.adminWrite,
+    metadata: idempotent(meta.adminWrite),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: c.noBody(),
-    responses: { 200: WebhookSecret, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: WebhookSecret, ...errors(400, 401, 403, 404, 409, 422, 429) },
   },
 });

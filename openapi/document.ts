@@ -83,6 +83,10 @@ function mapOperation(
     if (code === 200 && meta.totalCountHeader)
       headers['X-Total-Count'] = { $ref: '#/components/headers/X-Total-Count' };
     if (code === 307) headers.Location = { description: 'Redirect target', schema: { type: 'string' } };
+    if (meta.idempotent && code !== 409 && code !== 422) {
+      headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+    }
+    if (code === 409 && meta.idempotent) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (Object.keys(headers).length > 0) response.headers = headers;
   }
   return operation;
@@ -124,6 +128,10 @@ export function buildOpenApiDocument(router: AppRouter = contract): Json {
           'X-RateLimit-Reset': intHeader('Unix time (seconds) when the window resets'),
           'Retry-After': intHeader('Seconds to wait before retrying'),
           'X-Total-Count': intHeader('Total number of items, regardless of limit and offset'),
+          'Idempotent-Replayed': {
+            description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+            schema: { type: 'string', enum: ['true'], example: 'true' },
+          },
         },
       },
     },

@@ -9,12 +9,14 @@ import type { ServerContext } from './context';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
+import { idempotency } from './http/idempotency';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
 import { staticJson } from './http/static-json';
 import type { Mailer } from './mail/mailer';
+import { idempotencyKeys } from './modules/idempotency/idempotency.service';
 import { principalLookup } from './modules/identity/principals';
 import { apiWriteAllowed, userRateLimit } from './modules/plans/limits';
 import { buildRouter } from './routes';
@@ -68,6 +70,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
       authenticate({ ...principalLookup(deps.db), apiWriteAllowed }),
       rateLimits(context.limiter, userRateLimit),
       jsonBody,
+      idempotency(idempotencyKeys(deps.db), now, log),
     ] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });

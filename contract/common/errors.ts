@@ -51,15 +51,16 @@ export const errorDescriptions: Record<number, string> = {
   402: 'A plan limit would be exceeded; the message names the limit',
   403: 'Insufficient permissions (key scope, plan API access, role) or a cookie write without the CSRF header',
   404: 'Not found in the caller’s organisation',
-  409: 'Conflict',
+  409: 'Conflict: a request with the same Idempotency-Key is still running (retry it later), or (allocation) too few free addresses or blocks',
   413: 'Request body too large',
   415: 'Request body is not JSON',
+  422: 'The Idempotency-Key was used before with another request (method, path or body)',
   429: 'Rate limited; retry after the number of seconds in Retry-After',
   502: 'The remote endpoint was unreachable or answered non-2xx',
   503: 'A dependency is unavailable',
 };
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 503;
 
 /** The error responses of a route, each answering `ApiError`. */
 export function errors<const S extends readonly ErrorStatus[]>(...statuses: S): { [K in S[number]]: typeof ApiError } {

@@ -17,6 +17,8 @@ export interface RouteMeta {
   totalCountHeader?: boolean;
   /** Route answers 429 with `Retry-After` for per-IP limits (public routes). */
   ipRateLimited?: boolean;
+  /** A POST that accepts `Idempotency-Key` (common/idempotency.ts). */
+  idempotent?: boolean;
 }
 
 export const roleRank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };

@@ -218,3 +218,14 @@ export const webhookOutbox = pgTable('webhook_outbox', {
   nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
   state: text('state').$type<'pending' | 'delivered' | 'failed' | 'cancelled'>().notNull().default('pending'),
 });
+
+/** Idempotency-Key of POSTs (migration 0013): the request's claim, then its answer. */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  orgId: orgId(),
+  key: text('key').notNull(),
+  requestHash: text('request_hash').notNull(),
+  lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  status: integer('status'),
+  response: jsonb('response'),
+  createdAt: createdAt(),
+});

@@ -69,8 +69,11 @@ describe('the OpenAPI document', () => {
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
+      'Idempotent-Replayed',
     ]);
     expect(create.responses['429'].headers['Retry-After']).toBeDefined();
+    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'idempotency-key', in: 'header' }));
+    expect(create.responses['409'].headers['Retry-After']).toBeDefined();
     const list = committed.paths['/api/v1/subnets/{id}/addresses'].get;
     expect(list.responses['200'].headers['X-Total-Count']).toBeDefined();
   });

@@ -17,6 +17,7 @@ import {
   RESOURCES,
   type Subnet,
   type SubnetCreatedWithWarnings,
+  type WithLastResponse,
 } from '../../clients/typescript/src/index';
 import { useTestServer } from '../support/factories';
 import type { TestServer } from '../support/server';
@@ -72,8 +73,11 @@ describe('resource methods resolve to the success body', () => {
   it('creates, lists, gets, updates and deletes a folder', async () => {
     const { client } = await newClient();
     const folder = await client.folders.create({ name: 'Datacenter A' });
-    expectTypeOf(folder).toEqualTypeOf<Folder>();
+    expectTypeOf(folder).toEqualTypeOf<WithLastResponse<Folder>>();
     expect(folder).toMatchObject({ name: 'Datacenter A', description: '' });
+    expect(folder.lastResponse).toMatchObject({ status: 201, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(folder.lastResponse.rateLimit?.limit).toBeGreaterThan(0);
+    expect(Object.keys(folder)).not.toContain('lastResponse');
     expect((await client.folders.list()).map((f) => f.id)).toEqual([folder.id]);
     expect(await client.folders.get(folder.id)).toEqual(folder);
     expect(await client.folders.update(folder.id, { description: 'racks 1-9' })).toEqual({

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shouldRetryStatus } from '../../clients/typescript/src/http';
 import {
   ApiConnectionError,
   ApiTimeoutError,
@@ -13,6 +14,7 @@ import {
   InternalServerError,
   NotImplementedError,
   RateLimitError,
+  type ResponseInfo,
   retryDelay,
   ServiceUnavailableError,
 } from '../../clients/typescript/src/index';
@@ -26,13 +28,18 @@ interface Scripted {
 }
 
 let script: Scripted[] = [];
-let seen: { method: string; url: string; requestId: string }[] = [];
+let seen: { method: string; url: string; requestId: string; idempotencyKey?: string }[] = [];
 let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    seen.push({ method: req.method!, url: req.url!, requestId: String(req.headers['x-request-id']) });
+    seen.push({
+      method: req.method!,
+      url: req.url!,
+      requestId: String(req.headers['x-request-id']),
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+    });
     const next = script.shift() ?? { status: 200, body: [] };
     if (next.hang) return;
     const body = next.body ?? (next.status >= 400 ? { error: `scripted ${next.status}`, code: 'scripted' } : {});
@@ -103,14 +110,65 @@ describe('retries by status and method', () => {
     expect(seen.map((r) => r.method)).toEqual(['POST', 'POST']);
   });
 
-  it('does not retry a POST after a 5xx: it may have been processed', async () => {
-    script = [{ status: 503 }];
+  it('retries a POST after a 5xx with the same Idempotency-Key on every attempt', async () => {
+    script = [{ status: 503 }, { status: 500 }, { status: 201, body: { id: 'f1' } }];
     const { sdk, waits } = client();
-    const error = await sdk.folders.create({ name: 'x' }).catch((e) => e);
-    expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(error).toMatchObject({ status: 503, code: 'scripted', message: 'scripted 503', method: 'POST' });
-    expect(waits).toEqual([]);
-    expect(seen).toHaveLength(1);
+    expect(await sdk.folders.create({ name: 'x' })).toEqual({ id: 'f1' });
+    expect(waits).toHaveLength(2);
+    const keys = seen.map((r) => r.idempotencyKey);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(keys)).toEqual(new Set([keys[0]]));
+  });
+
+  it('gives each POST call a key of its own, and keeps a key the caller gave', async () => {
+    script = [
+      { status: 201, body: { id: 'a' } },
+      { status: 201, body: { id: 'b' } },
+      { status: 201, body: { id: 'c' } },
+    ];
+    const { sdk } = client();
+    await sdk.folders.create({ name: 'a' });
+    await sdk.folders.create({ name: 'b' });
+    await sdk.folders.create({ name: 'c' }, { headers: { 'Idempotency-Key': 'order-42' } });
+    const [a, b, c] = seen.map((r) => r.idempotencyKey);
+    expect(a).not.toBe(b);
+    expect(c).toBe('order-42');
+    expect(seen.filter((r) => r.method === 'GET').every((r) => r.idempotencyKey === undefined)).toBe(true);
+  });
+
+  it('tells onResponse of each call once, after its retries: status, request id, rate limit, key', async () => {
+    script = [
+      { status: 503 },
+      {
+        status: 201,
+        body: { id: 'f1' },
+        headers: { 'x-ratelimit-limit': '3000', 'x-ratelimit-remaining': '2999', 'x-ratelimit-reset': '1900000000' },
+      },
+    ];
+    const told: ResponseInfo[] = [];
+    const { sdk } = client({ onResponse: (info) => told.push(info) });
+    await sdk.folders.create({ name: 'x' });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ method: 'POST', status: 201, requestId: seen[1].requestId });
+    expect(told[0].idempotencyKey).toBe(seen[1].idempotencyKey);
+    expect(told[0].rateLimit).toEqual({ limit: 3000, remaining: 2999, reset: new Date(1_900_000_000_000) });
+  });
+
+  it('retries a keyed POST answered 409 while its first attempt still runs, after Retry-After', async () => {
+    script = [
+      { status: 409, headers: { 'retry-after': '1' }, body: { error: 'running', code: 'idempotency_in_flight' } },
+      { status: 201, body: { id: 'f1' } },
+    ];
+    const { sdk, waits } = client();
+    expect(await sdk.folders.create({ name: 'x' })).toEqual({ id: 'f1' });
+    expect(waits).toEqual([1000]);
+  });
+
+  it('would not retry a POST without an Idempotency-Key after a 5xx: it may have been processed', () => {
+    expect(shouldRetryStatus('POST', 503, false)).toBe(false);
+    expect(shouldRetryStatus('POST', 503, true)).toBe(true);
+    expect(shouldRetryStatus('POST', 409, false)).toBe(false);
+    expect(shouldRetryStatus('PATCH', 503)).toBe(true);
   });
 
   it('does not retry a 501 (not implemented is permanent)', async () => {
@@ -185,11 +243,11 @@ describe('network errors and timeouts', () => {
     expect(waits).toHaveLength(2);
   });
 
-  it('does not retry a POST after a network error', async () => {
+  it('retries a POST after a network error: its Idempotency-Key makes that safe', async () => {
     const { calls, failing } = refusing();
     const { sdk } = client({ fetch: failing });
     await expect(sdk.folders.create({ name: 'x' })).rejects.toBeInstanceOf(ApiConnectionError);
-    expect(calls).toEqual(['POST']);
+    expect(calls).toEqual(['POST', 'POST', 'POST']);
   });
 
   it('times out each attempt after timeoutMs and throws ApiTimeoutError', async () => {

@@ -4,7 +4,14 @@
  * client's configuration. Timeouts and retries happen here, so both the generated operations and the
  * resource methods built on them (index.ts) get them.
  */
-import { ApiConnectionError, ApiTimeoutError, apiErrorFor, retryAfterOf } from './errors.js';
+import {
+  ApiConnectionError,
+  ApiTimeoutError,
+  apiErrorFor,
+  type RateLimitInfo,
+  rateLimitOf,
+  retryAfterOf,
+} from './errors.js';
 
 /**
  * Where and as whom a client talks to the API. Each `createClient()` instance carries its own: there is
@@ -30,6 +37,22 @@ export interface ClientConfig {
   sleep?: (ms: number) => Promise<void>;
   /** The jitter source, `Math.random` by default. */
   random?: () => number;
+  /** Called with every call's final answer (after retries): its request id, rate-limit figures, headers. */
+  onResponse?: (response: ResponseInfo) => void;
+}
+
+/** What the SDK tells of each answer: `lastResponse` of a resource method's result, and `onResponse`. */
+export interface ResponseInfo {
+  method: string;
+  url: string;
+  status: number;
+  /** `X-Request-Id` of the request, the one to quote to support. */
+  requestId: string | null;
+  /** `X-RateLimit-*` of the answer; null on routes without a per-user limit. */
+  rateLimit: RateLimitInfo | null;
+  /** `Idempotency-Key` the request carried (the SDK makes one for every POST it may retry). */
+  idempotencyKey: string | null;
+  headers: Headers;
 }
 
 /**
@@ -53,6 +76,12 @@ const MAX_DELAY_MS = 8_000;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'DELETE']);
 
 /**
+ * Whether a request may be sent again after a network error or a 5xx: an idempotent method, or a POST with an
+ * `Idempotency-Key`, which the service answers from the first attempt if that one did its work.
+ */
+const repeatable = (method: string, headers: Headers) => IDEMPOTENT.has(method) || headers.has('idempotency-key');
+
+/**
  * The wait before retry number `retry` (0-based): exponential (0.5 s, 1 s, 2 s … capped at 8 s) with
  * "equal jitter" (between half and all of it), unless the answer's `Retry-After` says how long.
  */
@@ -63,13 +92,15 @@ export function retryDelay(retry: number, retryAfterSeconds: number | null, rand
 }
 
 /**
- * Whether an answer is worth another attempt: a 429 always (the service did not process the request);
- * a 5xx other than 501 (not implemented is permanent) only for an idempotent method — a POST that failed
- * with a 500 may have done its work.
+ * Whether an answer is worth another attempt: a 429 always (the service did not process the request); a
+ * 5xx other than 501 (not implemented is permanent) only for a request that may be repeated (a POST
+ * without an `Idempotency-Key` that failed with a 500 may have done its work); a 409 of a POST with a key,
+ * whose first attempt is still running.
  */
-export function shouldRetryStatus(method: string, status: number): boolean {
+export function shouldRetryStatus(method: string, status: number, idempotencyKey = false): boolean {
   if (status === 429) return true;
-  return status >= 500 && status !== 501 && IDEMPOTENT.has(method);
+  if (status === 409) return idempotencyKey;
+  return status >= 500 && status !== 501 && (IDEMPOTENT.has(method) || idempotencyKey);
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -89,6 +120,11 @@ export async function ipamFetch<T>(url: string, options: RequestOptions = {}): P
   if (!headers.has('x-request-id')) headers.set('x-request-id', globalThis.crypto.randomUUID());
   const target = client ? `${client.baseUrl.replace(/\/+$/, '')}${url}` : url;
   const method = (init.method ?? 'GET').toUpperCase();
+  // One key for every attempt of a POST, so a retry of one that did its work gets its answer, not a twin.
+  if (method === 'POST' && !headers.has('idempotency-key')) {
+    headers.set('idempotency-key', globalThis.crypto.randomUUID());
+  }
+  const keyed = headers.has('idempotency-key');
   const fetchImpl = client?.fetch ?? globalThis.fetch;
   const maxRetries = client?.maxRetries ?? DEFAULTS.maxRetries;
   const timeoutMs = client?.timeoutMs ?? DEFAULTS.timeoutMs;
@@ -109,7 +145,7 @@ export async function ipamFetch<T>(url: string, options: RequestOptions = {}): P
     } catch (error) {
       if (signal?.aborted) throw error; // the caller cancelled: not ours to retry
       const timedOut = timeout?.aborted === true;
-      if (retriesLeft && IDEMPOTENT.has(method)) {
+      if (retriesLeft && repeatable(method, headers)) {
         await sleep(retryDelay(attempt, null, random));
         continue;
       }
@@ -119,7 +155,7 @@ export async function ipamFetch<T>(url: string, options: RequestOptions = {}): P
         cause: error,
       });
     }
-    if (retriesLeft && shouldRetryStatus(method, response.status)) {
+    if (retriesLeft && shouldRetryStatus(method, response.status, keyed)) {
       const retryAfter = retryAfterOf(response.headers);
       if (retryAfter === null || retryAfter * 1000 <= (client?.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs)) {
         await response.body?.cancel();
@@ -128,6 +164,15 @@ export async function ipamFetch<T>(url: string, options: RequestOptions = {}): P
       }
     }
     const result: HttpResponse = { data: await readBody(response), status: response.status, headers: response.headers };
+    client?.onResponse?.({
+      method,
+      url: target,
+      status: response.status,
+      requestId: headers.get('x-request-id'),
+      rateLimit: rateLimitOf(response.headers),
+      idempotencyKey: headers.get('idempotency-key'),
+      headers: response.headers,
+    });
     if (throwOnError && response.status >= 400)
       throw apiErrorFor({ ...result, body: result.data, method, url: target });
     return result as T;

@@ -7,6 +7,8 @@
  *   every status (the low-level form, for reading headers or handling statuses as values);
  * - pagination iterators (pagination.ts), retries and timeouts (http.ts), webhook verification (webhooks.ts).
  */
+
+import { rateLimitOf } from './errors.js';
 import * as endpoints from './generated/endpoints.js';
 import type {
   ActivityEntry,
@@ -17,7 +19,7 @@ import type {
 } from './generated/endpoints.schemas.js';
 import type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
 import { iterateActivity, iterateAddresses, iterateDeliveries, type PageParams } from './pagination.js';
-import { type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
+import { type LastResponse, type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
 
 export {
   ApiConnectionError,
@@ -46,9 +48,23 @@ export type * from './generated/endpoints.js';
 /** The JSON body of every error answer, `{error, code}` (the class `ApiError` is what the SDK throws). */
 export type { ApiError as ApiErrorBody } from './generated/endpoints.schemas.js';
 export * from './generated/endpoints.schemas.js';
-export { type ClientConfig, DEFAULTS, type HttpResponse, type RequestOptions, retryDelay } from './http.js';
+export {
+  type ClientConfig,
+  DEFAULTS,
+  type HttpResponse,
+  type RequestOptions,
+  type ResponseInfo,
+  retryDelay,
+} from './http.js';
 export type { PageParams } from './pagination.js';
-export { type OperationName, RESOURCES, type ResourceMethod, type SuccessData } from './resources.js';
+export {
+  type LastResponse,
+  type OperationName,
+  RESOURCES,
+  type ResourceMethod,
+  type SuccessData,
+  type WithLastResponse,
+} from './resources.js';
 export * from './webhooks.js';
 
 type Endpoints = typeof endpoints;
@@ -91,6 +107,18 @@ function isUrlHelper(name: string): boolean {
 
 type Operation = (...args: unknown[]) => Promise<HttpResponse>;
 
+/** The body of an answer, carrying the answer as a non-enumerable `lastResponse` when it is an object. */
+function withLastResponse({ data, status, headers }: HttpResponse): unknown {
+  if (data === null || typeof data !== 'object') return data;
+  const lastResponse: LastResponse = {
+    status,
+    requestId: headers.get('x-request-id'),
+    rateLimit: rateLimitOf(headers),
+    headers,
+  };
+  return Object.defineProperty(data, 'lastResponse', { value: lastResponse, enumerable: false });
+}
+
 export function createClient(config: ClientConfig): IpamClient {
   const bound: ClientConfig = Object.freeze({ ...config });
   const operations = Object.fromEntries(
@@ -119,7 +147,7 @@ export function createClient(config: ClientConfig): IpamClient {
   for (const [group, methods] of Object.entries(RESOURCES)) {
     const resource: Record<string, unknown> = {};
     for (const [method, name] of Object.entries(methods) as [string, OperationName][]) {
-      resource[method] = async (...args: unknown[]) => (await call(name, args, { throwOnError: true })).data;
+      resource[method] = async (...args: unknown[]) => withLastResponse(await call(name, args, { throwOnError: true }));
     }
     client[group] = resource;
   }

@@ -3,6 +3,7 @@
  * generated `createSubnet`. The table below is the whole mapping; its type check makes every generated
  * operation appear in exactly one group (test/sdk/resources.test.ts checks the groups against the tags).
  */
+import type { RateLimitInfo } from './errors.js';
 import type * as endpoints from './generated/endpoints.js';
 
 type Endpoints = typeof endpoints;
@@ -125,8 +126,23 @@ type Answer<K extends OperationName> = Awaited<ReturnType<Endpoints[K]>>;
 /** What a resource method resolves to: the body of the operation's success response (`void` for 204). */
 export type SuccessData<K extends OperationName> = Extract<Answer<K>, { status: 200 | 201 | 202 | 204 | 307 }>['data'];
 
+/** The answer a result came with (stripe-node's `lastResponse`): not enumerable, so JSON and spreads leave it out. */
+export interface LastResponse {
+  status: number;
+  /** `X-Request-Id`, the one to quote to support. */
+  requestId: string | null;
+  /** `X-RateLimit-*`; null on routes without a per-user limit. */
+  rateLimit: RateLimitInfo | null;
+  headers: Headers;
+}
+
+/** An object or array result carries `lastResponse`; `void` and text results cannot (see `onResponse`). */
+export type WithLastResponse<T> = T extends object ? T & { readonly lastResponse: LastResponse } : T;
+
 /** A generated operation that resolves to its success body and throws `ApiError` for an error status. */
-export type ResourceMethod<K extends OperationName> = (...args: Parameters<Endpoints[K]>) => Promise<SuccessData<K>>;
+export type ResourceMethod<K extends OperationName> = (
+  ...args: Parameters<Endpoints[K]>
+) => Promise<WithLastResponse<SuccessData<K>>>;
 
 export type ResourceMethods = {
   readonly [G in keyof Resources]: {

@@ -598,6 +598,11 @@ export type createFolderResponse403 = {
   status: 403;
 };
 
+export type createFolderResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createFolderResponse413 = {
   data: ApiError;
   status: 413;
@@ -606,6 +611,11 @@ export type createFolderResponse413 = {
 export type createFolderResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createFolderResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createFolderResponse429 = {
@@ -621,8 +631,10 @@ export type createFolderResponseError = (
   | createFolderResponse401
   | createFolderResponse402
   | createFolderResponse403
+  | createFolderResponse409
   | createFolderResponse413
   | createFolderResponse415
+  | createFolderResponse422
   | createFolderResponse429
 ) & {
   headers: Headers;
@@ -971,6 +983,11 @@ export type createSubnetResponse403 = {
   status: 403;
 };
 
+export type createSubnetResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createSubnetResponse413 = {
   data: ApiError;
   status: 413;
@@ -979,6 +996,11 @@ export type createSubnetResponse413 = {
 export type createSubnetResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createSubnetResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createSubnetResponse429 = {
@@ -994,8 +1016,10 @@ export type createSubnetResponseError = (
   | createSubnetResponse401
   | createSubnetResponse402
   | createSubnetResponse403
+  | createSubnetResponse409
   | createSubnetResponse413
   | createSubnetResponse415
+  | createSubnetResponse422
   | createSubnetResponse429
 ) & {
   headers: Headers;
@@ -1338,6 +1362,11 @@ export type splitSubnetResponse404 = {
   status: 404;
 };
 
+export type splitSubnetResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type splitSubnetResponse413 = {
   data: ApiError;
   status: 413;
@@ -1346,6 +1375,11 @@ export type splitSubnetResponse413 = {
 export type splitSubnetResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type splitSubnetResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type splitSubnetResponse429 = {
@@ -1362,8 +1396,10 @@ export type splitSubnetResponseError = (
   | splitSubnetResponse402
   | splitSubnetResponse403
   | splitSubnetResponse404
+  | splitSubnetResponse409
   | splitSubnetResponse413
   | splitSubnetResponse415
+  | splitSubnetResponse422
   | splitSubnetResponse429
 ) & {
   headers: Headers;
@@ -1653,6 +1689,11 @@ export type allocateAddressResponse415 = {
   status: 415;
 };
 
+export type allocateAddressResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
 export type allocateAddressResponse429 = {
   data: ApiError;
   status: 429;
@@ -1670,6 +1711,7 @@ export type allocateAddressResponseError = (
   | allocateAddressResponse409
   | allocateAddressResponse413
   | allocateAddressResponse415
+  | allocateAddressResponse422
   | allocateAddressResponse429
 ) & {
   headers: Headers;
@@ -1757,6 +1799,11 @@ export type allocateSubnetResponse415 = {
   status: 415;
 };
 
+export type allocateSubnetResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
 export type allocateSubnetResponse429 = {
   data: ApiError;
   status: 429;
@@ -1774,6 +1821,7 @@ export type allocateSubnetResponseError = (
   | allocateSubnetResponse409
   | allocateSubnetResponse413
   | allocateSubnetResponse415
+  | allocateSubnetResponse422
   | allocateSubnetResponse429
 ) & {
   headers: Headers;
@@ -1922,6 +1970,11 @@ export type createAddressResponse404 = {
   status: 404;
 };
 
+export type createAddressResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createAddressResponse413 = {
   data: ApiError;
   status: 413;
@@ -1930,6 +1983,11 @@ export type createAddressResponse413 = {
 export type createAddressResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createAddressResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createAddressResponse429 = {
@@ -1946,8 +2004,10 @@ export type createAddressResponseError = (
   | createAddressResponse402
   | createAddressResponse403
   | createAddressResponse404
+  | createAddressResponse409
   | createAddressResponse413
   | createAddressResponse415
+  | createAddressResponse422
   | createAddressResponse429
 ) & {
   headers: Headers;
@@ -2020,6 +2080,11 @@ export type batchCreateAddressesResponse404 = {
   status: 404;
 };
 
+export type batchCreateAddressesResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type batchCreateAddressesResponse413 = {
   data: ApiError;
   status: 413;
@@ -2028,6 +2093,11 @@ export type batchCreateAddressesResponse413 = {
 export type batchCreateAddressesResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type batchCreateAddressesResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type batchCreateAddressesResponse429 = {
@@ -2044,8 +2114,10 @@ export type batchCreateAddressesResponseError = (
   | batchCreateAddressesResponse402
   | batchCreateAddressesResponse403
   | batchCreateAddressesResponse404
+  | batchCreateAddressesResponse409
   | batchCreateAddressesResponse413
   | batchCreateAddressesResponse415
+  | batchCreateAddressesResponse422
   | batchCreateAddressesResponse429
 ) & {
   headers: Headers;
@@ -2108,6 +2180,11 @@ export type batchUpdateAddressesResponse403 = {
   status: 403;
 };
 
+export type batchUpdateAddressesResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type batchUpdateAddressesResponse413 = {
   data: ApiError;
   status: 413;
@@ -2116,6 +2193,11 @@ export type batchUpdateAddressesResponse413 = {
 export type batchUpdateAddressesResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type batchUpdateAddressesResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type batchUpdateAddressesResponse429 = {
@@ -2130,8 +2212,10 @@ export type batchUpdateAddressesResponseError = (
   | batchUpdateAddressesResponse400
   | batchUpdateAddressesResponse401
   | batchUpdateAddressesResponse403
+  | batchUpdateAddressesResponse409
   | batchUpdateAddressesResponse413
   | batchUpdateAddressesResponse415
+  | batchUpdateAddressesResponse422
   | batchUpdateAddressesResponse429
 ) & {
   headers: Headers;
@@ -2193,6 +2277,11 @@ export type batchDeleteAddressesResponse403 = {
   status: 403;
 };
 
+export type batchDeleteAddressesResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type batchDeleteAddressesResponse413 = {
   data: ApiError;
   status: 413;
@@ -2201,6 +2290,11 @@ export type batchDeleteAddressesResponse413 = {
 export type batchDeleteAddressesResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type batchDeleteAddressesResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type batchDeleteAddressesResponse429 = {
@@ -2215,8 +2309,10 @@ export type batchDeleteAddressesResponseError = (
   | batchDeleteAddressesResponse400
   | batchDeleteAddressesResponse401
   | batchDeleteAddressesResponse403
+  | batchDeleteAddressesResponse409
   | batchDeleteAddressesResponse413
   | batchDeleteAddressesResponse415
+  | batchDeleteAddressesResponse422
   | batchDeleteAddressesResponse429
 ) & {
   headers: Headers;
@@ -2545,6 +2641,11 @@ export type createVlanResponse403 = {
   status: 403;
 };
 
+export type createVlanResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createVlanResponse413 = {
   data: ApiError;
   status: 413;
@@ -2553,6 +2654,11 @@ export type createVlanResponse413 = {
 export type createVlanResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createVlanResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createVlanResponse429 = {
@@ -2568,8 +2674,10 @@ export type createVlanResponseError = (
   | createVlanResponse401
   | createVlanResponse402
   | createVlanResponse403
+  | createVlanResponse409
   | createVlanResponse413
   | createVlanResponse415
+  | createVlanResponse422
   | createVlanResponse429
 ) & {
   headers: Headers;
@@ -2895,6 +3003,11 @@ export type createVrfResponse403 = {
   status: 403;
 };
 
+export type createVrfResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createVrfResponse413 = {
   data: ApiError;
   status: 413;
@@ -2903,6 +3016,11 @@ export type createVrfResponse413 = {
 export type createVrfResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createVrfResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createVrfResponse429 = {
@@ -2918,8 +3036,10 @@ export type createVrfResponseError = (
   | createVrfResponse401
   | createVrfResponse402
   | createVrfResponse403
+  | createVrfResponse409
   | createVrfResponse413
   | createVrfResponse415
+  | createVrfResponse422
   | createVrfResponse429
 ) & {
   headers: Headers;
@@ -3246,6 +3366,11 @@ export type createLocationResponse403 = {
   status: 403;
 };
 
+export type createLocationResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createLocationResponse413 = {
   data: ApiError;
   status: 413;
@@ -3254,6 +3379,11 @@ export type createLocationResponse413 = {
 export type createLocationResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createLocationResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createLocationResponse429 = {
@@ -3269,8 +3399,10 @@ export type createLocationResponseError = (
   | createLocationResponse401
   | createLocationResponse402
   | createLocationResponse403
+  | createLocationResponse409
   | createLocationResponse413
   | createLocationResponse415
+  | createLocationResponse422
   | createLocationResponse429
 ) & {
   headers: Headers;
@@ -3603,6 +3735,11 @@ export type createWebhookResponse403 = {
   status: 403;
 };
 
+export type createWebhookResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createWebhookResponse413 = {
   data: ApiError;
   status: 413;
@@ -3611,6 +3748,11 @@ export type createWebhookResponse413 = {
 export type createWebhookResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createWebhookResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createWebhookResponse429 = {
@@ -3626,8 +3768,10 @@ export type createWebhookResponseError = (
   | createWebhookResponse401
   | createWebhookResponse402
   | createWebhookResponse403
+  | createWebhookResponse409
   | createWebhookResponse413
   | createWebhookResponse415
+  | createWebhookResponse422
   | createWebhookResponse429
 ) & {
   headers: Headers;
@@ -3988,6 +4132,16 @@ export type testWebhookResponse404 = {
   status: 404;
 };
 
+export type testWebhookResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type testWebhookResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
 export type testWebhookResponse429 = {
   data: ApiError;
   status: 429;
@@ -4006,6 +4160,8 @@ export type testWebhookResponseError = (
   | testWebhookResponse401
   | testWebhookResponse403
   | testWebhookResponse404
+  | testWebhookResponse409
+  | testWebhookResponse422
   | testWebhookResponse429
   | testWebhookResponse502
 ) & {
@@ -4057,6 +4213,16 @@ export type rotateWebhookSecretResponse404 = {
   status: 404;
 };
 
+export type rotateWebhookSecretResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type rotateWebhookSecretResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
 export type rotateWebhookSecretResponse429 = {
   data: ApiError;
   status: 429;
@@ -4070,6 +4236,8 @@ export type rotateWebhookSecretResponseError = (
   | rotateWebhookSecretResponse401
   | rotateWebhookSecretResponse403
   | rotateWebhookSecretResponse404
+  | rotateWebhookSecretResponse409
+  | rotateWebhookSecretResponse422
   | rotateWebhookSecretResponse429
 ) & {
   headers: Headers;
@@ -4164,6 +4332,11 @@ export type createApiKeyResponse403 = {
   status: 403;
 };
 
+export type createApiKeyResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createApiKeyResponse413 = {
   data: ApiError;
   status: 413;
@@ -4172,6 +4345,11 @@ export type createApiKeyResponse413 = {
 export type createApiKeyResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createApiKeyResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createApiKeyResponse429 = {
@@ -4187,8 +4365,10 @@ export type createApiKeyResponseError = (
   | createApiKeyResponse401
   | createApiKeyResponse402
   | createApiKeyResponse403
+  | createApiKeyResponse409
   | createApiKeyResponse413
   | createApiKeyResponse415
+  | createApiKeyResponse422
   | createApiKeyResponse429
 ) & {
   headers: Headers;
@@ -4521,6 +4701,11 @@ export type createTeamInvitationResponse403 = {
   status: 403;
 };
 
+export type createTeamInvitationResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createTeamInvitationResponse413 = {
   data: ApiError;
   status: 413;
@@ -4529,6 +4714,11 @@ export type createTeamInvitationResponse413 = {
 export type createTeamInvitationResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createTeamInvitationResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createTeamInvitationResponse429 = {
@@ -4544,8 +4734,10 @@ export type createTeamInvitationResponseError = (
   | createTeamInvitationResponse401
   | createTeamInvitationResponse402
   | createTeamInvitationResponse403
+  | createTeamInvitationResponse409
   | createTeamInvitationResponse413
   | createTeamInvitationResponse415
+  | createTeamInvitationResponse422
   | createTeamInvitationResponse429
 ) & {
   headers: Headers;
@@ -4768,6 +4960,11 @@ export type createCheckoutSessionResponse403 = {
   status: 403;
 };
 
+export type createCheckoutSessionResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createCheckoutSessionResponse413 = {
   data: ApiError;
   status: 413;
@@ -4776,6 +4973,11 @@ export type createCheckoutSessionResponse413 = {
 export type createCheckoutSessionResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createCheckoutSessionResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createCheckoutSessionResponse429 = {
@@ -4795,8 +4997,10 @@ export type createCheckoutSessionResponseError = (
   | createCheckoutSessionResponse400
   | createCheckoutSessionResponse401
   | createCheckoutSessionResponse403
+  | createCheckoutSessionResponse409
   | createCheckoutSessionResponse413
   | createCheckoutSessionResponse415
+  | createCheckoutSessionResponse422
   | createCheckoutSessionResponse429
   | createCheckoutSessionResponse503
 ) & {
@@ -4859,6 +5063,16 @@ export type createPortalSessionResponse403 = {
   status: 403;
 };
 
+export type createPortalSessionResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type createPortalSessionResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
 export type createPortalSessionResponse429 = {
   data: ApiError;
   status: 429;
@@ -4876,6 +5090,8 @@ export type createPortalSessionResponseError = (
   | createPortalSessionResponse400
   | createPortalSessionResponse401
   | createPortalSessionResponse403
+  | createPortalSessionResponse409
+  | createPortalSessionResponse422
   | createPortalSessionResponse429
   | createPortalSessionResponse503
 ) & {
@@ -5081,6 +5297,11 @@ export type importSubnetsResponse403 = {
   status: 403;
 };
 
+export type importSubnetsResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type importSubnetsResponse413 = {
   data: ApiError;
   status: 413;
@@ -5089,6 +5310,11 @@ export type importSubnetsResponse413 = {
 export type importSubnetsResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type importSubnetsResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type importSubnetsResponse429 = {
@@ -5103,8 +5329,10 @@ export type importSubnetsResponseError = (
   | importSubnetsResponse400
   | importSubnetsResponse401
   | importSubnetsResponse403
+  | importSubnetsResponse409
   | importSubnetsResponse413
   | importSubnetsResponse415
+  | importSubnetsResponse422
   | importSubnetsResponse429
 ) & {
   headers: Headers;
@@ -5166,6 +5394,11 @@ export type importAddressesResponse403 = {
   status: 403;
 };
 
+export type importAddressesResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type importAddressesResponse413 = {
   data: ApiError;
   status: 413;
@@ -5174,6 +5407,11 @@ export type importAddressesResponse413 = {
 export type importAddressesResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type importAddressesResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type importAddressesResponse429 = {
@@ -5188,8 +5426,10 @@ export type importAddressesResponseError = (
   | importAddressesResponse400
   | importAddressesResponse401
   | importAddressesResponse403
+  | importAddressesResponse409
   | importAddressesResponse413
   | importAddressesResponse415
+  | importAddressesResponse422
   | importAddressesResponse429
 ) & {
   headers: Headers;

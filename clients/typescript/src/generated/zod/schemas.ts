@@ -152,6 +152,22 @@ export const ListFoldersResponse = zod.array(ListFoldersResponseItem);
  * Creates a folder. Counts against the plan’s folder limit (402 when reached).
  * @summary Create a folder
  */
+export const createFolderHeaderIdempotencyKeyMax = 255;
+
+export const createFolderHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateFolderHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createFolderHeaderIdempotencyKeyMax)
+    .regex(createFolderHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createFolderBodyNameMax = 200;
 
 export const createFolderBodyDescriptionMax = 1000;
@@ -345,6 +361,22 @@ export const ListSubnetsResponse = zod.array(ListSubnetsResponseItem);
  * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. Counts against the plan’s subnet limit (402 when reached).
  * @summary Create a subnet
  */
+export const createSubnetHeaderIdempotencyKeyMax = 255;
+
+export const createSubnetHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateSubnetHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createSubnetHeaderIdempotencyKeyMax)
+    .regex(createSubnetHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createSubnetBodyNameMax = 200;
 
 export const createSubnetBodyDescriptionMax = 1000;
@@ -789,6 +821,22 @@ export const SplitSubnetParams = zod
   })
   .strict();
 
+export const splitSubnetHeaderIdempotencyKeyMax = 255;
+
+export const splitSubnetHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const SplitSubnetHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(splitSubnetHeaderIdempotencyKeyMax)
+    .regex(splitSubnetHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const splitSubnetBodyPartsMin = 2;
 export const splitSubnetBodyPartsMax = 1024;
 
@@ -937,6 +985,22 @@ export const AllocateAddressParams = zod
   })
   .strict();
 
+export const allocateAddressHeaderIdempotencyKeyMax = 255;
+
+export const allocateAddressHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const AllocateAddressHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(allocateAddressHeaderIdempotencyKeyMax)
+    .regex(allocateAddressHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const allocateAddressBodyCountDefault = 1;
 export const allocateAddressBodyCountMax = 500;
 
@@ -1014,6 +1078,22 @@ export const AllocateSubnetParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const allocateSubnetHeaderIdempotencyKeyMax = 255;
+
+export const allocateSubnetHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const AllocateSubnetHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(allocateSubnetHeaderIdempotencyKeyMax)
+    .regex(allocateSubnetHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
 
 export const allocateSubnetBodyNameMax = 200;
 
@@ -1195,6 +1275,22 @@ export const CreateAddressParams = zod
   })
   .strict();
 
+export const createAddressHeaderIdempotencyKeyMax = 255;
+
+export const createAddressHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateAddressHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createAddressHeaderIdempotencyKeyMax)
+    .regex(createAddressHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createAddressBodyHostnameMax = 253;
 
 export const createAddressBodyMacAddressRegExp = new RegExp(
@@ -1267,6 +1363,22 @@ export const BatchCreateAddressesParams = zod
   })
   .strict();
 
+export const batchCreateAddressesHeaderIdempotencyKeyMax = 255;
+
+export const batchCreateAddressesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const BatchCreateAddressesHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(batchCreateAddressesHeaderIdempotencyKeyMax)
+    .regex(batchCreateAddressesHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const batchCreateAddressesBodyIpsMax = 500;
 
 export const batchCreateAddressesBodyStatusDefault = `reserved`;
@@ -1298,6 +1410,22 @@ export const BatchCreateAddressesResponse = zod
  * Sets status and/or owner on up to 500 addresses. Ids not found in the caller’s organisation are skipped and not counted. Answers 200 with the number updated.
  * @summary Update addresses in bulk
  */
+export const batchUpdateAddressesHeaderIdempotencyKeyMax = 255;
+
+export const batchUpdateAddressesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const BatchUpdateAddressesHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(batchUpdateAddressesHeaderIdempotencyKeyMax)
+    .regex(batchUpdateAddressesHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const batchUpdateAddressesBodyIdsMax = 500;
 
 export const batchUpdateAddressesBodyOwnerMax = 200;
@@ -1326,6 +1454,22 @@ export const BatchUpdateAddressesResponse = zod
  * Deletes up to 500 addresses, releasing their IPs. Ids not found in the caller’s organisation are skipped and not counted. Answers 200 with the number deleted.
  * @summary Delete addresses in bulk
  */
+export const batchDeleteAddressesHeaderIdempotencyKeyMax = 255;
+
+export const batchDeleteAddressesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const BatchDeleteAddressesHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(batchDeleteAddressesHeaderIdempotencyKeyMax)
+    .regex(batchDeleteAddressesHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const batchDeleteAddressesBodyIdsMax = 500;
 
 export const BatchDeleteAddressesBody = zod
@@ -1485,6 +1629,22 @@ export const ListVlansResponse = zod.array(ListVlansResponseItem);
  * Creates a VLAN. A number already used in the organisation is a 400 (`duplicate`). Counts against the plan’s VLAN limit.
  * @summary Create a VLAN
  */
+export const createVlanHeaderIdempotencyKeyMax = 255;
+
+export const createVlanHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateVlanHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createVlanHeaderIdempotencyKeyMax)
+    .regex(createVlanHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createVlanBodyVlanNumberMax = 4094;
 
 export const createVlanBodyNameMax = 200;
@@ -1642,6 +1802,22 @@ export const ListVrfsResponse = zod.array(ListVrfsResponseItem);
  * Creates a VRF. A name already used in the organisation is a 400 (`duplicate`). Counts against the plan’s VRF limit.
  * @summary Create a VRF
  */
+export const createVrfHeaderIdempotencyKeyMax = 255;
+
+export const createVrfHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateVrfHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createVrfHeaderIdempotencyKeyMax)
+    .regex(createVrfHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createVrfBodyNameMax = 100;
 
 export const createVrfBodyRdMax = 64;
@@ -1754,6 +1930,22 @@ export const ListLocationsResponse = zod.array(ListLocationsResponseItem);
  * Creates a location. A name already used in the organisation is a 400 (`duplicate`). Counts against the plan’s location limit.
  * @summary Create a location
  */
+export const createLocationHeaderIdempotencyKeyMax = 255;
+
+export const createLocationHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateLocationHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createLocationHeaderIdempotencyKeyMax)
+    .regex(createLocationHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createLocationBodyNameMax = 200;
 
 export const createLocationBodyAddressMax = 500;
@@ -1900,6 +2092,22 @@ export const ListWebhooksResponse = zod.array(ListWebhooksResponseItem);
  * Subscribes an HTTPS endpoint to event types (empty or omitted: all). The signing secret is in this response only. Counts against the plan’s webhook limit (402 when reached).
  * @summary Create a webhook
  */
+export const createWebhookHeaderIdempotencyKeyMax = 255;
+
+export const createWebhookHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateWebhookHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createWebhookHeaderIdempotencyKeyMax)
+    .regex(createWebhookHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createWebhookBodyUrlMax = 2048;
 
 export const createWebhookBodyUrlRegExp = new RegExp('^https?:\\/\\/(?:)');
@@ -2266,6 +2474,22 @@ export const TestWebhookParams = zod
   })
   .strict();
 
+export const testWebhookHeaderIdempotencyKeyMax = 255;
+
+export const testWebhookHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const TestWebhookHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(testWebhookHeaderIdempotencyKeyMax)
+    .regex(testWebhookHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const testWebhookResponseDurationMsMin = 0;
 
 export const TestWebhookResponse = zod
@@ -2290,6 +2514,22 @@ export const RotateWebhookSecretParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const rotateWebhookSecretHeaderIdempotencyKeyMax = 255;
+
+export const rotateWebhookSecretHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const RotateWebhookSecretHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(rotateWebhookSecretHeaderIdempotencyKeyMax)
+    .regex(rotateWebhookSecretHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
 
 export const RotateWebhookSecretResponse = zod
   .object({
@@ -2336,6 +2576,22 @@ export const ListApiKeysResponse = zod.array(ListApiKeysResponseItem);
  * Creates a key acting for the caller, with `read`, `write` or both (default) scopes. The full key is in this response only. Writes with a key also need a plan with API write access and a role that may write. Counts against the plan’s API key limit (402 when reached).
  * @summary Create an API key
  */
+export const createApiKeyHeaderIdempotencyKeyMax = 255;
+
+export const createApiKeyHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateApiKeyHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createApiKeyHeaderIdempotencyKeyMax)
+    .regex(createApiKeyHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createApiKeyBodyNameMax = 100;
 
 export const createApiKeyBodyPermissionsMax = 2;
@@ -2462,6 +2718,22 @@ export const RemoveTeamMemberResponse = zod
  * Emails an invitation valid 7 days. Seats (members plus pending invitations) follow the plan’s Users limit: 402 when it is reached. At most 10 invitations per organisation per hour (429).
  * @summary Invite a member
  */
+export const createTeamInvitationHeaderIdempotencyKeyMax = 255;
+
+export const createTeamInvitationHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateTeamInvitationHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createTeamInvitationHeaderIdempotencyKeyMax)
+    .regex(createTeamInvitationHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createTeamInvitationBodyEmailMax = 254;
 
 export const CreateTeamInvitationBody = zod
@@ -2614,6 +2886,22 @@ export const GetBillingPlanResponse = zod
  * Creates a payment-provider checkout session for pro (default: empty body or `{}`) or teams and answers its `url`. 400 when the organisation is already on a paid plan. 403 with `code: checkout_cooldown`, `retry_after_seconds`, `available_at` and a `Retry-After` header while the organisation is younger than the checkout cooldown (other 403s are ordinary errors). 503 when billing is not configured.
  * @summary Start a checkout
  */
+export const createCheckoutSessionHeaderIdempotencyKeyMax = 255;
+
+export const createCheckoutSessionHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateCheckoutSessionHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createCheckoutSessionHeaderIdempotencyKeyMax)
+    .regex(createCheckoutSessionHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const createCheckoutSessionBodyPlanDefault = `pro`;
 
 export const CreateCheckoutSessionBody = zod
@@ -2636,6 +2924,22 @@ export const CreateCheckoutSessionResponse = zod
  * Creates a payment-provider billing portal session and answers its `url`. 400 when the organisation has no billing account yet (`has_billing` false); 503 when billing is not configured.
  * @summary Open the billing portal
  */
+export const createPortalSessionHeaderIdempotencyKeyMax = 255;
+
+export const createPortalSessionHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreatePortalSessionHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createPortalSessionHeaderIdempotencyKeyMax)
+    .regex(createPortalSessionHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const CreatePortalSessionResponse = zod
   .object({
     url: zod.string().url().describe('Payment-provider page to send the browser to'),
@@ -2707,6 +3011,22 @@ export const ReceiveStripeEventResponse = zod
  * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
  * @summary Import subnets
  */
+export const importSubnetsHeaderIdempotencyKeyMax = 255;
+
+export const importSubnetsHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const ImportSubnetsHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(importSubnetsHeaderIdempotencyKeyMax)
+    .regex(importSubnetsHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const importSubnetsBodySubnetsItemNameMax = 200;
 
 export const importSubnetsBodySubnetsItemFolderMax = 200;
@@ -2836,6 +3156,22 @@ export const ImportSubnetsResponse = zod
  * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
  * @summary Import addresses
  */
+export const importAddressesHeaderIdempotencyKeyMax = 255;
+
+export const importAddressesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const ImportAddressesHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(importAddressesHeaderIdempotencyKeyMax)
+    .regex(importAddressesHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+    ),
+});
+
 export const importAddressesBodyAddressesItemVrfMax = 200;
 
 export const importAddressesBodyAddressesItemHostnameMax = 253;

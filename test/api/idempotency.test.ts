@@ -1,0 +1,182 @@
+/**
+ * Idempotency-Key on POSTs: a retry with the same key and request is answered from the first request
+ * without running it again, another request under the key is a 422, a key whose request is still running a
+ * 409; keys are per organisation and last 24 hours. The last two tests visit every idempotent route.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { routeMeta } from '../../contract';
+import { rowsOf } from '../../server/db/connection';
+import { requestHash } from '../../server/modules/idempotency/idempotency.service';
+import { listRoutes } from '../../server/routes';
+import { useTestServer } from '../support/factories';
+import { expectStatus } from '../support/observed';
+import { exampleBody, hasJsonBody } from '../support/routes';
+
+const HOUR = 3600_000;
+let clockOffsetMs = 0;
+const t = useTestServer({ now: () => new Date(Date.now() + clockOffsetMs) });
+
+const withKey = (key: string) => ({ 'idempotency-key': key });
+const folderCount = async (orgId: string) =>
+  rowsOf<{ n: number }>(
+    await t.server.database.db.execute(sql`SELECT count(*)::int AS n FROM folders WHERE org_id = ${orgId}`),
+  )[0].n;
+
+describe('Idempotency-Key', () => {
+  it('answers a retry with the first answer, marked as replayed, and creates once', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const call = () => org.api.call('createFolder', { body: { name: 'DC' }, headers: withKey(key) });
+    const first = await call();
+    const created = expectStatus(first, 201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await call();
+    expect(expectStatus(again, 201)).toEqual(created);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await folderCount(org.orgId)).toBe(1);
+  });
+
+  it('replays an error answer too: the request is not run again', async () => {
+    const org = await t.server.newOrg();
+    const existing = expectStatus(await org.api.call('createFolder', { body: { name: 'DC' } }), 201);
+    const key = randomUUID();
+    const call = () => org.api.call('createFolder', { body: { name: 'DC' }, headers: withKey(key) });
+    const refused = expectStatus(await call(), 400);
+    expectStatus(await org.api.call('deleteFolder', { params: { id: existing.id } }), 204);
+    expect(expectStatus(await call(), 400)).toEqual(refused);
+    expect(await folderCount(org.orgId)).toBe(0);
+  });
+
+  it('answers 422 to the same key with another body or path, and runs nothing', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    expectStatus(await org.api.call('createFolder', { body: { name: 'A' }, headers: withKey(key) }), 201);
+    const error = expectStatus(await org.api.call('createFolder', { body: { name: 'B' }, headers: withKey(key) }), 422);
+    expect(error.code).toBe('idempotency_mismatch');
+    expectStatus(await org.api.call('createVlan', { body: { vlan_number: 7 }, headers: withKey(key) }), 422);
+    expect(await folderCount(org.orgId)).toBe(1);
+  });
+
+  it('answers 409 with Retry-After while the first request with the key is still running', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const body = { name: 'slow' };
+    await claim(org.orgId, key, requestHash('POST', '/api/v1/folders', body), new Date());
+    const response = await org.api.call('createFolder', { body, headers: withKey(key) });
+    expect(expectStatus(response, 409).code).toBe('idempotency_in_flight');
+    expect(response.headers.get('retry-after')).toBe('1');
+  });
+
+  it('takes over a claim left unanswered for a minute (its server died) and runs the request', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const body = { name: 'orphan' };
+    await claim(org.orgId, key, requestHash('POST', '/api/v1/folders', body), new Date(Date.now() - 61_000));
+    expectStatus(await org.api.call('createFolder', { body, headers: withKey(key) }), 201);
+  });
+
+  it('gives two concurrent requests with one key one run: the other is a 409 or the replay', async () => {
+    const org = await t.server.newOrg();
+    const subnet = expectStatus(await org.api.call('createSubnet', { body: { network: '10.50.0.0/22' } }), 201);
+    const id = 'subnet' in subnet ? subnet.subnet.id : subnet.id;
+    const ips = Array.from({ length: 500 }, (_, i) => `10.50.${(i + 1) >> 8}.${(i + 1) & 255}`);
+    const key = randomUUID();
+    const call = () => org.api.call('batchCreateAddresses', { params: { id }, body: { ips }, headers: withKey(key) });
+    const statuses = (await Promise.all([call(), call(), call()])).map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const replay = expectStatus(await call(), 200);
+    expect(replay.created).toBe(500);
+  });
+
+  it('keeps keys per organisation', async () => {
+    const [a, b] = [await t.server.newOrg(), await t.server.newOrg()];
+    const key = randomUUID();
+    expectStatus(await a.api.call('createFolder', { body: { name: 'A' }, headers: withKey(key) }), 201);
+    const other = await b.api.call('createFolder', { body: { name: 'B' }, headers: withKey(key) });
+    expectStatus(other, 201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('forgets a key after 24 hours: the same request then runs again', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const call = () => org.api.call('createFolder', { body: { name: 'DC' }, headers: withKey(key) });
+    expectStatus(await call(), 201);
+    clockOffsetMs = 24 * HOUR - 60_000;
+    try {
+      expect((await call()).headers.get('idempotent-replayed')).toBe('true');
+      clockOffsetMs = 24 * HOUR + 60_000;
+      expect(expectStatus(await call(), 400).code).toBe('duplicate');
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  it('accepts a key of 255 visible characters and refuses 256, or one with a space (400)', async () => {
+    const org = await t.server.newOrg();
+    expectStatus(await org.api.call('createFolder', { body: { name: 'x' }, headers: withKey('k'.repeat(255)) }), 201);
+    const long = expectStatus(
+      await org.api.call('createFolder', { body: { name: 'y' }, headers: withKey('k'.repeat(256)) }),
+      400,
+    );
+    expect(long.error).toMatch(/idempotency-key/);
+    expectStatus(await org.api.call('createFolder', { body: { name: 'z' }, headers: withKey('a b') }), 400);
+  });
+
+  it('ignores the header where the contract does not take it (a GET)', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    expectStatus(await org.api.call('listFolders', { headers: withKey(key) }), 200);
+    expectStatus(await org.api.call('createFolder', { body: { name: 'after' }, headers: withKey(key) }), 201);
+  });
+});
+
+/** Every idempotent route that is built, with a request for it (fresh ids in the path, the document's example body). */
+const idempotentRoutes = listRoutes().filter((r) => r.implemented && routeMeta(r.route).idempotent);
+
+function requestFor(id: string, route: (typeof idempotentRoutes)[number]['route']) {
+  const params: Record<string, string> = {};
+  let path = route.path;
+  for (const [, name] of route.path.matchAll(/:(\w+)/g)) {
+    params[name] = randomUUID();
+    path = path.replace(`:${name}`, params[name]);
+  }
+  const body = hasJsonBody(route) ? ((exampleBody(id) as Record<string, unknown> | undefined) ?? {}) : undefined;
+  return { params, path, body };
+}
+
+describe('every idempotent route', () => {
+  it('is every POST the contract authenticates, bar logout', () => {
+    const posts = listRoutes().filter((r) => r.route.method === 'POST' && routeMeta(r.route).access !== 'public');
+    expect(posts.filter((r) => !routeMeta(r.route).idempotent).map((r) => r.id)).toEqual(['endSession']);
+  });
+
+  it.each(idempotentRoutes.map((r) => r.id))('%s answers 422 to its key reused for another request', async (id) => {
+    const { route } = idempotentRoutes.find((r) => r.id === id)!;
+    const key = randomUUID();
+    const first = requestFor(id, route);
+    await t.org.api.call(id, { params: first.params, body: first.body, headers: withKey(key) });
+    const second = requestFor(id, route);
+    const body = second.body === undefined ? undefined : { ...second.body, idempotency_probe: true };
+    expectStatus(await t.org.api.call(id, { params: second.params, body, headers: withKey(key) }), 422);
+  });
+
+  it.each(idempotentRoutes.map((r) => r.id))('%s answers 409 while its key is claimed', async (id) => {
+    const { route } = idempotentRoutes.find((r) => r.id === id)!;
+    const key = randomUUID();
+    const request = requestFor(id, route);
+    await claim(t.org.orgId, key, requestHash('POST', request.path, request.body), new Date());
+    const response = await t.org.api.call(id, { params: request.params, body: request.body, headers: withKey(key) });
+    expectStatus(response, 409);
+  });
+});
+
+/** A claim as a request that is still running leaves it. */
+async function claim(orgId: string, key: string, hash: string, at: Date) {
+  await t.server.database.db.execute(sql`
+    INSERT INTO idempotency_keys (org_id, key, request_hash, locked_at, created_at)
+    VALUES (${orgId}, ${key}, ${hash}, ${at.toISOString()}, ${at.toISOString()})`);
+}
