@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
+import type { DestinationStream } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import { contract } from '../contract';
 import { buildOpenApiDocument } from '../openapi/document';
@@ -9,16 +10,21 @@ import type { ServerContext } from './context';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
-import { idempotency } from './http/idempotency';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
+import { healthz, readyz } from './http/health';
+import { idempotency } from './http/idempotency';
+import { createLogger, observeRequests } from './http/logging';
+import { createMetrics } from './http/metrics';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
+import { corsAllowList, docsSecurityHeaders, securityHeaders } from './http/security';
 import { staticJson } from './http/static-json';
 import type { Mailer } from './mail/mailer';
 import { idempotencyKeys } from './modules/idempotency/idempotency.service';
 import { principalLookup } from './modules/identity/principals';
 import { apiWriteAllowed, userRateLimit } from './modules/plans/limits';
+import { webhookQueueDepth } from './modules/webhooks/events/runtime';
 import { buildRouter } from './routes';
 
 export interface AppDeps {
@@ -28,14 +34,32 @@ export interface AppDeps {
   mailer: Mailer;
   /** The time; tests move it to cross expiries and rate-limit windows without sleeping. */
   now?: () => Date;
+  /**
+   * Where the JSON logs go (main.ts: standard output, written asynchronously; tests: a stream they read).
+   * Without one there is no request log, and errors go to `log` or the console.
+   */
+  logStream?: DestinationStream;
+  /** Unexpected errors (500); default: the JSON log, else the console. */
   log?: (message: string, error?: unknown) => void;
+  /** Operational warnings (a database outage's 503s …); default: the JSON log, else the console. */
   warn?: (message: string) => void;
   resolveHost?: (host: string) => Promise<string[]>;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
 export function createApp(config: AppConfig, deps: AppDeps): Express {
-  const log = deps.log ?? ((message, error) => console.error(message, error));
+  const logger = deps.logStream ? createLogger(config.logLevel ?? 'info', deps.logStream) : null;
+  const log =
+    deps.log ??
+    (logger
+      ? (message: string, error?: unknown) => logger.error({ err: error }, message)
+      : (message: string, error?: unknown) => console.error(message, error));
+  const warnOf = deps.warn;
+  const warnError = warnOf
+    ? (message: string, error: unknown) => warnOf(`${message}: ${error instanceof Error ? error.message : error}`)
+    : logger
+      ? (message: string, error: unknown) => logger.warn({ err: error }, message)
+      : (message: string, error: unknown) => console.warn(message, error);
   const app = express();
   app.disable('x-powered-by');
   // No ETag hashed over every API answer (a page of addresses is 30 KB); /openapi.json sets its own.
@@ -43,11 +67,28 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   // Flat queries only (the contract has no nested ones): Node's parser, several times cheaper than qs.
   app.set('query parser', 'simple');
+
+  // Probes and the metrics scrape come first: outside /api/v1 and the contract, unauthenticated, not rate
+  // limited, and neither logged nor counted (an orchestrator calls them every few seconds).
+  const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(deps.db), token: config.metricsToken });
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(deps.db));
+  app.get('/metrics', metrics.handler);
+
+  app.use(observeRequests(logger, metrics));
   app.use(requestId);
+  const crossOrigin = corsAllowList(config.corsOrigins ?? []);
+  if (crossOrigin) app.use(crossOrigin);
+  app.use(securityHeaders());
 
   const document = buildOpenApiDocument();
   app.get('/openapi.json', staticJson(document));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }));
+  app.use(
+    '/docs',
+    docsSecurityHeaders(),
+    swaggerUi.serve,
+    swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }),
+  );
   app.get('/', (_req, res) => res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json' }));
 
   const now = deps.now ?? (() => new Date());
@@ -57,7 +98,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     mailer: deps.mailer,
     limiter: rateLimiter(deps.counters, now),
     now,
-    warn: deps.warn ?? ((message) => console.warn(message)),
+    warn: deps.warn ?? (logger ? (message) => logger.warn(message) : (message) => console.warn(message)),
     resolveHost: deps.resolveHost ?? resolveWithSystem,
   };
   createExpressEndpoints(contract, buildRouter(context), app, {
@@ -76,7 +117,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   });
 
   app.use(notFoundHandler);
-  app.use(errorHandler(log));
+  app.use(errorHandler(log, warnError));
   return app;
 }
 

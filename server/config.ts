@@ -1,4 +1,6 @@
-/** Configuration from the environment; every variable is documented in the README. */
+import { isIP } from 'node:net';
+
+/** Configuration from the environment; every variable is documented in the README and docs/operations.md. */
 export interface Config {
   port: number;
   host: string;
@@ -7,8 +9,12 @@ export interface Config {
   databaseUrl?: string;
   /** Connections each process keeps to a PostgreSQL server (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
-  /** Express "trust proxy" setting, for the client IP and https detection behind a proxy. */
-  trustProxy: boolean | number | string;
+  /**
+   * Express "trust proxy" setting, for the client IP and https detection behind a proxy: false (trust no
+   * proxy), a hop count, or a comma-separated list of proxy addresses, CIDRs and Express's names
+   * (loopback, linklocal, uniquelocal). Never `true`: see parseTrustProxy.
+   */
+  trustProxy: false | number | string;
   /** Where browsers land after sign-in (`/login?error=…` on a failed one). */
   appUrl: string;
   /** This API's own public base URL, for links in emails and OAuth callbacks. */
@@ -23,13 +29,49 @@ export interface Config {
    * (loopback, private ranges …); set at startup only, never from a request. Tests list their receivers.
    */
   outboundAllowCidrs: string[];
+  /** pino level of the JSON logs (LOG_LEVEL). */
+  logLevel: LogLevel;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>` (METRICS_TOKEN); unset, it is open. */
+  metricsToken?: string;
+  /** Exact origins allowed cross-origin requests (CORS_ORIGINS); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** How long a shutdown waits for requests in flight before it gives up (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
+  /** Stripe (STRIPE_*) and the checkout cooldown (CHECKOUT_COOLDOWN_SECONDS); no key: billing answers 503. */
+  billing: BillingConfig;
 }
 
-/** The part of the configuration the HTTP app needs (listening and storage are main.ts's concern). */
-export type AppConfig = Omit<Config, 'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize'>;
+/** Billing's part of the configuration: the STRIPE_* variables and CHECKOUT_COOLDOWN_SECONDS. */
+export interface BillingConfig {
+  stripeSecretKey?: string;
+  stripeWebhookSecret?: string;
+  /** The Stripe price of each paid plan a checkout sells. */
+  prices: { pro?: string; teams?: string };
+  /** Another Stripe API origin: tests point it at a server on loopback that speaks Stripe's wire format. */
+  stripeApiBase?: string;
+  checkoutCooldownSeconds: number;
+}
+
+/** How long after an organisation is created before it may check out (CHECKOUT_COOLDOWN_SECONDS). */
+export const DEFAULT_CHECKOUT_COOLDOWN_SECONDS = 600;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The part of the configuration the HTTP app needs (listening, storage and shutdown are main.ts's
+ * concern); the log level and the CORS origins default to info and none.
+ */
+export type AppConfig = Omit<
+  Config,
+  'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'shutdownTimeoutMs' | 'logLevel' | 'corsOrigins'
+> &
+  Partial<Pick<Config, 'logLevel' | 'corsOrigins'>>;
 
 /** Enough connections for commits to wait on the disk together while others run (see docs/performance.md). */
 export const DEFAULT_POOL_SIZE = 10;
+/** How long a shutdown lets requests in flight finish (SHUTDOWN_TIMEOUT_MS). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
@@ -38,7 +80,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const poolSize = Number(env.DATABASE_POOL_SIZE || DEFAULT_POOL_SIZE);
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000)
     throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not ${env.DATABASE_POOL_SIZE}`);
-  const trust = env.TRUST_PROXY;
+  const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${env.LOG_LEVEL}`);
+  const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS || DEFAULT_SHUTDOWN_TIMEOUT_MS);
+  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 1 || shutdownTimeoutMs > 3_600_000)
+    throw new Error(
+      `SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 3600000, not ${env.SHUTDOWN_TIMEOUT_MS}`,
+    );
+  const cooldown = Number(env.CHECKOUT_COOLDOWN_SECONDS || DEFAULT_CHECKOUT_COOLDOWN_SECONDS);
+  if (!Number.isInteger(cooldown) || cooldown < 0 || cooldown > 31_536_000)
+    throw new Error(
+      `CHECKOUT_COOLDOWN_SECONDS must be a whole number of seconds from 0 to 31536000, not ${env.CHECKOUT_COOLDOWN_SECONDS}`,
+    );
+  if (env.STRIPE_API_BASE && !/^https?:\/\/[^/]+\/?$/.test(env.STRIPE_API_BASE))
+    throw new Error(`STRIPE_API_BASE must be an origin such as http://127.0.0.1:12111, not ${env.STRIPE_API_BASE}`);
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
   return {
     port,
@@ -46,14 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
     databasePoolSize: poolSize,
-    trustProxy:
-      trust === undefined || trust === ''
-        ? false
-        : trust === 'true'
-          ? true
-          : /^\d+$/.test(trust)
-            ? Number(trust)
-            : trust,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     appUrl: (env.APP_URL || publicUrl).replace(/\/$/, ''),
     publicUrl,
     smtpUrl: env.SMTP_URL || undefined,
@@ -67,5 +116,95 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientId: env.GOOGLE_CLIENT_ID || undefined,
       clientSecret: env.GOOGLE_CLIENT_SECRET || undefined,
     },
+    logLevel: logLevel as LogLevel,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    shutdownTimeoutMs,
+    billing: {
+      stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+      stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+      prices: { pro: env.STRIPE_PRICE_PRO || undefined, teams: env.STRIPE_PRICE_TEAMS || undefined },
+      stripeApiBase: env.STRIPE_API_BASE || undefined,
+      checkoutCooldownSeconds: cooldown,
+    },
   };
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express takes it: unset or `false` trusts no proxy; a whole number trusts that many hops
+ * (the client is the address that many entries from the right of X-Forwarded-For); otherwise a
+ * comma-separated list of proxy addresses, CIDRs (address/prefix length) and Express's names loopback,
+ * linklocal and uniquelocal. `true` is refused: it would take the left-most X-Forwarded-For entry, which
+ * any client writes itself, as the client address, and that address keys the per-IP rate limits.
+ */
+export function parseTrustProxy(value: string | undefined): false | number | string {
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '' || trimmed.toLowerCase() === 'false') return false;
+  if (trimmed.toLowerCase() === 'true')
+    throw new Error(
+      "TRUST_PROXY=true is refused: it would trust any client's X-Forwarded-For header, so every client could " +
+        'choose the address the per-IP rate limits count it under. Set the number of proxies in front of the ' +
+        'service (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.0/8,loopback).',
+    );
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed);
+    if (hops > 100) throw new Error(`TRUST_PROXY must be a hop count up to 100 or a list of addresses, not ${value}`);
+    return hops;
+  }
+  const entries = trimmed
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0) return false;
+  for (const entry of entries) {
+    if (!PROXY_NAMES.has(entry) && !isAddressOrCidr(entry))
+      throw new Error(
+        `TRUST_PROXY entry "${entry}" is neither an IP address, a CIDR (address/prefix length) nor one of ` +
+          'loopback, linklocal, uniquelocal; TRUST_PROXY is a hop count or a comma-separated list of those',
+      );
+  }
+  return entries.join(',');
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * CORS_ORIGINS: comma-separated exact origins (scheme://host[:port]), normalised as browsers send them
+ * (lower-case host, no default port, no trailing slash); `*`, paths and queries are refused.
+ */
+export function parseCorsOrigins(value: string | undefined): string[] {
+  const origins = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return origins.map((entry) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = null;
+    }
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.pathname !== '/' ||
+      url.search ||
+      url.hash ||
+      url.username ||
+      url.password
+    ) {
+      throw new Error(
+        `CORS_ORIGINS entry "${entry}" is not an exact origin such as https://app.example.com or http://localhost:5173`,
+      );
+    }
+    return url.origin;
+  });
 }

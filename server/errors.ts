@@ -45,3 +45,41 @@ export const isUniqueViolation = (error: unknown) => sqlState(error) === '23505'
 export const isForeignKeyViolation = (error: unknown) => sqlState(error) === '23503';
 /** A pipeline's `ipam_require` guard refused (migrations/0012): the write before it wrote nothing. */
 export const isRequirementFailed = (error: unknown) => sqlState(error) === 'P0001';
+
+/** 503 `unavailable` with Retry-After: a dependency (the database …) is down for now; the client may retry. */
+export const unavailable = (message: string, retryAfterSeconds = 5) =>
+  new HttpError(503, 'unavailable', message, { 'Retry-After': String(retryAfterSeconds) });
+
+/** SQLSTATEs of a lost or refused connection: class 08, and an administrator's or a crash's shutdown (57P01–57P03). */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03']);
+/** Socket errors of a database that does not answer. */
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** node-postgres's errors (no code) for a connection that ended or never came up. */
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+
+/**
+ * Whether an error means the database is unreachable or went away (refused or lost connections, a server
+ * shutting down or starting up), rather than a fault of the request or of the code: such a request may
+ * succeed when retried once the database is back. Looks through drizzle's `cause` and AggregateErrors.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') {
+    if (e.code.length === 5 && (e.code.startsWith('08') || UNAVAILABLE_STATES.has(e.code))) return true;
+    if (UNAVAILABLE_ERRNOS.has(e.code)) return true;
+  }
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}

@@ -44,9 +44,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       idleTimeoutMillis: 0,
       onConnect: (client) => {
         changeFeeds.set(client, changes); // a transaction's session holds its pooled client
+        // A connection lost while checked out (the server restarted) fails its queries, and the pool drops it
+        // on release; without a listener its 'error' event would end the process.
+        client.on('error', () => {});
         return changes.onPoolConnect(client);
       },
     });
+    // Likewise for an idle connection, which the pool drops before emitting this; it opens new ones on demand.
+    pool.on('error', () => {});
     const statements = multiplexer(options.databaseUrl, MULTIPLEXED_CONNECTIONS, changes.onPoolConnect);
     registerMultiplexer(pool, statements);
     const db = drizzlePg(pool, { schema }) as unknown as Db;

@@ -1,6 +1,6 @@
 import { RequestValidationError } from '@ts-rest/express';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { badRequest, describeZod, HttpError, sqlState } from '../errors';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { badRequest, describeZod, HttpError, isDatabaseUnavailable, sqlState, unavailable } from '../errors';
 
 /** 400 naming the field: path params, then query, then body. */
 export const validationErrorHandler = (error: RequestValidationError): HttpError => {
@@ -17,8 +17,22 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, 'not_found', `No route for ${req.method} ${req.path}`));
 };
 
-/** The one place errors become responses: `{error, code}` JSON, never a stack trace or HTML. */
-export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+/** Seconds a client is asked to wait before retrying while the database is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** The request as error logs name it: no query string (it may carry a token), and the request id. */
+const describe = (req: Request, res: Response) =>
+  `${req.method} ${req.path} (request ${String(res.getHeader('x-request-id') ?? '-')})`;
+
+/**
+ * The one place errors become responses: `{error, code}` JSON, never a stack trace or HTML. Unexpected
+ * errors are logged (`log`) and answer 500; a database that is unreachable or went away answers 503
+ * `unavailable` with Retry-After and is reported to `warn` (an outage, not a bug).
+ */
+export function errorHandler(
+  log: (message: string, error: unknown) => void,
+  warn: (message: string, error: unknown) => void = log,
+): ErrorRequestHandler {
   return (error, req, res, _next) => {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
@@ -34,8 +48,11 @@ export function errorHandler(log: (message: string, error: unknown) => void): Er
       httpError = badRequest('Invalid value in request');
     else if (sqlState(error) === '22021' || sqlState(error) === '22P05')
       httpError = badRequest('Text must not contain NUL characters or invalid byte sequences');
-    else {
-      log(`unhandled error on ${req.method} ${req.originalUrl}`, error);
+    else if (isDatabaseUnavailable(error)) {
+      warn(`database unavailable on ${describe(req, res)}`, error);
+      httpError = unavailable('The database is unavailable; retry in a few seconds', UNAVAILABLE_RETRY_AFTER_SECONDS);
+    } else {
+      log(`unhandled error on ${describe(req, res)}`, error);
       httpError = new HttpError(500, 'internal', 'Internal server error');
     }
     if (res.headersSent) return;

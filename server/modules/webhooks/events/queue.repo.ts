@@ -195,3 +195,11 @@ export async function purgeFinishedBefore(db: Db, cutoff: Date, scope: Scope = n
       AND ${inScope('e.org_id', scope)}
       AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.event_id = e.id AND o.state = 'pending')`);
 }
+
+/** Outbox rows still pending: attempts due now, scheduled for a retry or being sent (the queue's depth). */
+export async function countPending(db: Db): Promise<number> {
+  const [row] = rowsOf<{ count: number | string }>(
+    await db.execute(sql`SELECT count(*)::int AS count FROM webhook_outbox WHERE state = 'pending'`),
+  );
+  return Number(row.count);
+}

@@ -2,6 +2,7 @@
 import { lookup } from 'node:dns/promises';
 import type { Config } from '../../../config';
 import type { Db } from '../../../db/connection';
+import { countPending } from './queue.repo';
 import { createWebhookWorker, type WebhookWorker } from './worker';
 
 /** Every address the system resolver gives for a host. */
@@ -19,3 +20,6 @@ export function startWebhookWorker(db: Db, config: Pick<Config, 'outboundAllowCi
   worker.start();
   return worker;
 }
+
+/** Delivery attempts not yet made or finished, for the webhook_queue_depth metric (every worker's queue). */
+export const webhookQueueDepth = (db: Db): Promise<number> => countPending(db);

@@ -1,0 +1,98 @@
+/**
+ * Prometheus metrics (prom-client) at GET /metrics: requests by method, route template and status, their
+ * latency by route template, the webhook queue's depth (read from the database at each scrape) and the
+ * default process metrics (CPU, memory, event-loop lag, GC, handles). Each app has a registry of its own.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { HttpError } from '../errors';
+import type { RequestObserver } from './logging';
+
+export interface MetricsOptions {
+  /** Delivery attempts waiting in the webhook outbox (app.ts passes the webhooks module's function). */
+  queueDepth: () => Promise<number>;
+  /** METRICS_TOKEN: when set, a scrape must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** How long a scrape waits for the queue depth before reporting it as unknown (NaN). */
+  queueDepthTimeoutMs?: number;
+}
+
+export interface Metrics extends RequestObserver {
+  registry: Registry;
+  /** GET /metrics. */
+  handler: RequestHandler;
+}
+
+/** Latency buckets in seconds, from the hot paths' single milliseconds to imports of several seconds. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status (499: the client closed the connection first)',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response, by route template',
+    labelNames: ['route'] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  const timeoutMs = options.queueDepthTimeoutMs ?? 2000;
+  new Gauge({
+    name: 'webhook_queue_depth',
+    help:
+      'Webhook delivery attempts not yet made or finished (outbox rows in state pending, retries included); ' +
+      'the same figure for every process sharing the database; NaN when the database did not answer',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await withTimeout(options.queueDepth(), timeoutMs));
+      } catch {
+        this.set(Number.NaN);
+      }
+    },
+  });
+
+  const expected = options.token ? digest(options.token) : null;
+  const authorized = (header: string | undefined) => {
+    if (!expected) return true;
+    const match = /^Bearer (.+)$/i.exec(header ?? '');
+    return match !== null && timingSafeEqual(digest(match[1].trim()), expected);
+  };
+
+  return {
+    registry,
+    observe(method, route, status, seconds) {
+      requests.inc({ method, route, status });
+      duration.observe({ route }, seconds);
+    },
+    handler: async (req, res, next) => {
+      try {
+        if (!authorized(req.headers.authorization))
+          throw new HttpError(401, 'unauthenticated', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
+            'WWW-Authenticate': 'Bearer',
+          });
+        const body = await registry.metrics();
+        res.set('Content-Type', registry.contentType).set('Cache-Control', 'no-store').end(body);
+      } catch (error) {
+        next(error);
+      }
+    },
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
