@@ -8,6 +8,7 @@ import { activityRouter } from './modules/activity/activity.router';
 import { addressesRouter } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { authRouter } from './modules/auth/auth.router';
+import { billingRouter } from './modules/billing/billing.router';
 import { exportsRouter } from './modules/exports/exports.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { importsRouter } from './modules/imports/imports.router';
@@ -22,7 +23,7 @@ import { webhooksRouter } from './modules/webhooks/webhooks.router';
 const s = initServer();
 
 /** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
-const NOT_BUILT = ['billing', 'tools'] as const satisfies (keyof typeof contract)[];
+const NOT_BUILT = ['tools'] as const satisfies (keyof typeof contract)[];
 
 /** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
 function notBuilt<T extends AppRouter>(router: T) {
@@ -51,7 +52,7 @@ export function buildRouter(context: ServerContext) {
     apiKeys: apiKeysRouter(context),
     team: teamRouter(context),
     activity: activityRouter(context),
-    billing: notBuilt(contract.billing),
+    billing: billingRouter(context),
     imports: importsRouter(context),
     exports: exportsRouter(context),
     search: searchRouter(context),

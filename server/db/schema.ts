@@ -16,6 +16,9 @@ export const organizations = pgTable('organizations', {
   limitOverrides: jsonb('limit_overrides').$type<Record<string, number | null>>().notNull(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+  stripeCustomerId: text('stripe_customer_id'),
+  stripeSubscriptionId: text('stripe_subscription_id'),
+  billingEventAt: timestamp('billing_event_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const users = pgTable('users', {
@@ -226,6 +229,14 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   requestHash: text('request_hash').notNull(),
   lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   status: integer('status'),
-  response: jsonb('response'),
+  response: text('response'),
   createdAt: createdAt(),
+});
+
+/** Stripe events already processed (migration 0014): a redelivered one changes nothing. */
+export const stripeEvents = pgTable('stripe_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  orgId: uuid('org_id'),
+  processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

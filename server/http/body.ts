@@ -5,6 +5,25 @@ import { HttpError } from '../errors';
 const MB = 1024 * 1024;
 const regular = express.json({ limit: MB, strict: true });
 const bulk = express.json({ limit: 10 * MB, strict: true });
+declare global {
+  namespace Express {
+    interface Request {
+      /** The body as received, on the routes whose body is signed (SIGNED_BODIES). */
+      rawBody?: Buffer;
+    }
+  }
+}
+
+/** Keeps the bytes as well: a signature (Stripe's) is over the body as sent, not as parsed. */
+const signed = express.json({
+  limit: MB,
+  strict: true,
+  verify: (req, _res, buffer) => {
+    (req as express.Request).rawBody = buffer;
+  },
+});
+
+const SIGNED_BODIES = new Set(['/api/v1/billing/stripe-webhook']);
 
 function declaresBody(route: AppRoute | undefined): boolean {
   return Boolean(route && route.method !== 'GET' && 'body' in route && !isAppRouteNoBody(route.body));
@@ -27,6 +46,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
       ),
     );
   }
-  const parser = route?.path.startsWith('/api/v1/import/') ? bulk : regular;
+  const path = route?.path ?? '';
+  const parser = SIGNED_BODIES.has(path) ? signed : path.startsWith('/api/v1/import/') ? bulk : regular;
   parser(req, res, next);
 };

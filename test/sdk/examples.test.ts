@@ -2,16 +2,20 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../../contract/common/enums';
+import { type FakeStripe, startFakeStripe } from '../fixtures/stripe';
 import { useTestServer } from '../support/factories';
 import type { TestServer } from '../support/server';
 
 const examples = readdirSync('examples').filter((f) => /^\d\d-.+\.ts$/.test(f));
 
-async function runExample(server: TestServer, file: string): Promise<string> {
-  const org = await server.newOrg({ plan: 'pro' });
+async function runExample(server: TestServer, file: string, plan: Plan = 'pro'): Promise<string> {
+  const org = await server.newOrg({ plan });
+  // A free organisation's key only reads: the billing example then signs in with a session.
+  const credentials = plan === 'free' ? { IPAM_SESSION: org.session } : { IPAM_API_KEY: org.key };
   const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', [`examples/${file}`], {
-    env: { ...process.env, IPAM_BASE_URL: server.url, IPAM_API_KEY: org.key },
+    env: { ...process.env, IPAM_BASE_URL: server.url, ...credentials },
   });
   return stdout;
 }
@@ -20,7 +24,7 @@ describe('on a server that may deliver webhooks to loopback (OUTBOUND_ALLOW_CIDR
   const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, false);
 
   it('there are the numbered examples', () => {
-    expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06', '07']);
+    expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06', '07', '08']);
   });
 
   it.each(examples)('examples/%s runs to completion', async (file) => {
@@ -39,5 +43,35 @@ describe('on a server with the default outbound rules', () => {
     expect(stdout).toMatch(/verified subnet\.created/);
     expect(stdout).toMatch(/genuine → 204/);
     expect(stdout).toMatch(/tampered → 400/);
+  });
+});
+
+describe('on a server with billing (Stripe on loopback)', () => {
+  let stripe: FakeStripe;
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+  });
+  afterAll(() => stripe?.close());
+  const t = useTestServer(
+    () => ({
+      // Organisations made now are past the checkout cooldown on this server's clock.
+      now: () => new Date(Date.now() + 3_600_000),
+      config: {
+        billing: {
+          stripeSecretKey: stripe.secretKey,
+          stripeWebhookSecret: stripe.webhookSecret,
+          prices: stripe.prices,
+          stripeApiBase: stripe.url,
+          checkoutCooldownSeconds: 600,
+        },
+      },
+    }),
+    false,
+  );
+
+  it('example 08 starts a checkout for a free organisation and prints its page', async () => {
+    const stdout = await runExample(t.server, examples.find((f) => f.startsWith('08-'))!, 'free');
+    expect(stdout).toMatch(/is on free/);
+    expect(stdout).toMatch(/open https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_\w+ to pay/);
   });
 });

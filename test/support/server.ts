@@ -48,6 +48,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     mailFrom: 'IPAM Test <no-reply@example.test>',
     google: { issuer: 'http://127.0.0.1:9/unconfigured' },
     outboundAllowCidrs: [],
+    billing: { prices: {}, checkoutCooldownSeconds: 600 },
     ...overrides,
   };
 }
