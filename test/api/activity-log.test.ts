@@ -288,9 +288,27 @@ describe('retention', () => {
   it('keeps 30 days on the pro plan', async () => {
     const org = await t.server.newOrg({ plan: 'pro' });
     await folder(org.api, 'kept');
-    shift = 29 * DAY;
+    shift = 30 * DAY - 60_000;
     expect((await log(org.api)).total).toBe(1);
     shift = 30 * DAY + 60_000;
+    expect((await log(org.api)).total).toBe(0);
+  });
+
+  it('keeps 90 days on the teams plan', async () => {
+    const org = await t.server.newOrg({ plan: 'teams' });
+    await folder(org.api, 'kept');
+    shift = 90 * DAY - 60_000;
+    expect((await log(org.api)).total).toBe(1);
+    shift = 90 * DAY + 60_000;
+    expect((await log(org.api)).total).toBe(0);
+  });
+
+  it('follows an enterprise override of the retention at its boundary', async () => {
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { activity_retention_days: 3 } });
+    await folder(org.api, 'kept');
+    shift = 3 * DAY - 60_000;
+    expect((await log(org.api)).total).toBe(1);
+    shift = 3 * DAY + 60_000;
     expect((await log(org.api)).total).toBe(0);
   });
 

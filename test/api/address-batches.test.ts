@@ -1,5 +1,6 @@
 /** Batch create, update and delete of addresses, and the plan's address limit. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addressHelpers, type Body } from '../support/address-helpers';
 import type { ApiClient } from '../support/client';
@@ -156,10 +157,28 @@ describe('address plan limits', () => {
     expect((await list(subnet.id, free.web)).total).toBe('1499');
   });
 
+  it.each([
+    ['pro', 5000],
+    ['teams', 10_000],
+  ] as const)('allows the %s plan %i addresses and refuses one more (402)', async (plan, limit) => {
+    const own = await t.server.newOrg({ plan });
+    const subnet = await createSubnet('10.0.0.0/18', own.api);
+    // All but the last seeded in SQL (10.0.0.1 onwards), the last one and the one too many through HTTP.
+    await t.server.database.db.execute(sql`
+      INSERT INTO addresses (org_id, subnet_id, ip)
+      SELECT ${own.orgId}, ${subnet.id}, '10.0.0.0'::inet + g FROM generate_series(1, ${limit - 1}) g`);
+    const [last, tooMany] = range('10.0.0.1', limit + 1).slice(-2);
+    await created(subnet.id, { ip: last }, own.api);
+    const error = expectStatus(await create(subnet.id, { ip: tooMany }, own.api), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining(`${limit} IP addresses`) });
+    expect((await list(subnet.id, own.api)).total).toBe(String(limit));
+  });
+
   it('honours an enterprise override at its boundary', async () => {
     const { subnet, api } = await enterpriseOf3();
     for (const ip of range('10.0.0.1', 3)) await created(subnet.id, { ip }, api);
-    expect(expectStatus(await create(subnet.id, { ip: '10.0.0.4' }, api), 402).code).toBe('plan_limit');
+    const error = expectStatus(await create(subnet.id, { ip: '10.0.0.4' }, api), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('3 IP addresses') });
   });
 
   it('refuses an enterprise batch of 2 when 2 of 3 exist and creates nothing', async () => {

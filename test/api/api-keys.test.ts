@@ -99,19 +99,21 @@ describe('plan key limit (per organisation)', () => {
     expectStatus(await editor.web.call('createApiKey', { body: { name: 'k6' } }), 402);
   });
 
-  it('lets a pro organisation hold 100 keys and refuses the 101st', async () => {
-    const org = await t.server.newOrg({ plan: 'pro' });
+  it.each(['pro', 'teams'] as const)('lets a %s organisation hold 100 keys and refuses the 101st', async (plan) => {
+    const org = await t.server.newOrg({ plan });
     const user = { id: await userOfKey(org.key), orgId: org.orgId };
     for (let i = 2; i <= 99; i++) await identity.createApiKey(t.server.database.db, user, `seed${i}`);
     await createKey(org.api, { name: 'hundredth' });
-    expectStatus(await org.api.call('createApiKey', { body: { name: '101st' } }), 402);
+    const error = expectStatus(await org.api.call('createApiKey', { body: { name: '101st' } }), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('100 API keys') });
   });
 
   it('follows an enterprise override of api_keys', async () => {
     const org = await t.server.newOrg({ plan: 'enterprise', limits: { api_keys: 3 } });
     await createKey(org.api, { name: 'k2' });
     await createKey(org.api, { name: 'k3' });
-    expectStatus(await org.api.call('createApiKey', { body: { name: 'k4' } }), 402);
+    const error = expectStatus(await org.api.call('createApiKey', { body: { name: 'k4' } }), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('3 API keys') });
   });
 
   it('frees a slot when a key is revoked', async () => {

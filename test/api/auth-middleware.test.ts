@@ -68,6 +68,11 @@ describe('permissions (403)', () => {
     expectStatus(await free.api.call('listFolders'), 200);
   });
 
+  it.each(['pro', 'teams', 'enterprise'] as const)('lets a key on the %s plan write', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    expectStatus(await org.api.call('createFolder', { body: { name: `by-key-${plan}` } }), 201);
+  });
+
   it('lets a session on the free plan write', async () => {
     const free = await t.server.newOrg({ plan: 'free' });
     expectStatus(await free.web.call('createFolder', { body: { name: 'by-session' } }), 201);

@@ -113,6 +113,13 @@ describe('folder plan limit', () => {
     const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { folders: 2 } });
     await createFolder({ name: 'one' }, enterprise.api);
     await createFolder({ name: 'two' }, enterprise.api);
-    expectStatus(await enterprise.api.call('createFolder', { body: { name: 'three' } }), 402);
+    const error = expectStatus(await enterprise.api.call('createFolder', { body: { name: 'three' } }), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('2 folders') });
+  });
+
+  it.each(['pro', 'teams'] as const)('sets no folder limit on the %s plan: a sixth folder is created', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    for (let i = 1; i <= 6; i++) await createFolder({ name: `f${i}` }, org.api);
+    expect(expectStatus(await org.api.call('listFolders'), 200)).toHaveLength(6);
   });
 });

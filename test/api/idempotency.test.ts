@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { routeMeta } from '../../contract';
 import { rowsOf } from '../../server/db/connection';
-import { requestHash } from '../../server/modules/idempotency/idempotency.service';
+import { purgeExpiredKeys, requestHash } from '../../server/modules/idempotency/idempotency.service';
 import { listRoutes } from '../../server/routes';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
@@ -47,6 +47,21 @@ describe('Idempotency-Key', () => {
     expectStatus(await org.api.call('deleteFolder', { params: { id: existing.id } }), 204);
     expect(expectStatus(await call(), 400)).toEqual(refused);
     expect(await folderCount(org.orgId)).toBe(0);
+  });
+
+  it('keeps and replays an answer echoing what jsonb refuses (NUL, a lone surrogate)', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const call = () =>
+      org.api.call('createFolder', {
+        rawBody: '{"name":"a","x\\u0000":1,"y\\ud800":2}',
+        headers: { ...withKey(key), 'content-type': 'application/json' },
+      });
+    const first = await call();
+    const refused = expectStatus(first, 400);
+    const again = await call();
+    expect(expectStatus(again, 400)).toEqual(refused);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('answers 422 to the same key with another body or path, and runs nothing', async () => {
@@ -115,6 +130,18 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('purges keys past their 24 hours, and only those', async () => {
+    const org = await t.server.newOrg();
+    const [old, recent] = [randomUUID(), randomUUID()];
+    await claim(org.orgId, old, 'h', new Date(Date.now() - 24 * HOUR - 60_000));
+    await claim(org.orgId, recent, 'h', new Date(Date.now() - 24 * HOUR + 60_000));
+    await purgeExpiredKeys(t.server.database.db, new Date());
+    const left = rowsOf<{ key: string }>(
+      await t.server.database.db.execute(sql`SELECT key FROM idempotency_keys WHERE org_id = ${org.orgId}`),
+    );
+    expect(left.map((r) => r.key)).toEqual([recent]);
+  });
+
   it('accepts a key of 255 visible characters and refuses 256, or one with a space (400)', async () => {
     const org = await t.server.newOrg();
     expectStatus(await org.api.call('createFolder', { body: { name: 'x' }, headers: withKey('k'.repeat(255)) }), 201);
@@ -154,14 +181,13 @@ describe('every idempotent route', () => {
     expect(posts.filter((r) => !routeMeta(r.route).idempotent).map((r) => r.id)).toEqual(['endSession']);
   });
 
-  it.each(idempotentRoutes.map((r) => r.id))('%s answers 422 to its key reused for another request', async (id) => {
+  it.each(idempotentRoutes.map((r) => r.id))('%s answers 422 to a key used before by another request', async (id) => {
     const { route } = idempotentRoutes.find((r) => r.id === id)!;
     const key = randomUUID();
-    const first = requestFor(id, route);
-    await t.org.api.call(id, { params: first.params, body: first.body, headers: withKey(key) });
-    const second = requestFor(id, route);
-    const body = second.body === undefined ? undefined : { ...second.body, idempotency_probe: true };
-    expectStatus(await t.org.api.call(id, { params: second.params, body, headers: withKey(key) }), 422);
+    expectStatus(await t.org.api.call('createFolder', { body: { name: key }, headers: withKey(key) }), 201);
+    const request = requestFor(id, route);
+    const response = await t.org.api.call(id, { params: request.params, body: request.body, headers: withKey(key) });
+    expectStatus(response, 422);
   });
 
   it.each(idempotentRoutes.map((r) => r.id))('%s answers 409 while its key is claimed', async (id) => {

@@ -89,21 +89,24 @@ describe('inviting', () => {
   it('lets a pro organisation of one member invite one, and answers 402 to the second', async () => {
     const org = await t.server.newOrg({ plan: 'pro' });
     await invited(org.api);
-    expectStatus(await invite(org.api, newEmail()), 402);
+    const error = expectStatus(await invite(org.api, newEmail()), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('2 users') });
   });
 
   it('counts a teams organisation’s members and pending invitations against 10 seats', async () => {
     const org = await t.server.newOrg({ plan: 'teams' });
     await org.member('viewer');
     for (let i = 0; i < 8; i++) await invited(org.api);
-    expectStatus(await invite(org.api, newEmail()), 402);
+    const error = expectStatus(await invite(org.api, newEmail()), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('10 users') });
   });
 
   it('follows an enterprise override of users', async () => {
     const org = await t.server.newOrg({ plan: 'enterprise', limits: { users: 3 } });
     await invited(org.api);
     await invited(org.api);
-    expectStatus(await invite(org.api, newEmail()), 402);
+    const error = expectStatus(await invite(org.api, newEmail()), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('3 users') });
   });
 
   it('frees the seat of a cancelled invitation', async () => {

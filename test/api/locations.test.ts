@@ -147,6 +147,15 @@ describe('location plan limit', () => {
     await createLocation({ name: 'one' }, enterprise.api);
     await createLocation({ name: 'two' }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createLocation', { body: { name: 'three' } }), 402);
-    expect(error.code).toBe('plan_limit');
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('2 locations') });
   });
+
+  it.each(['pro', 'teams'] as const)(
+    'sets no location limit on the %s plan: a sixth location is created',
+    async (plan) => {
+      const org = await t.server.newOrg({ plan });
+      for (let i = 1; i <= 6; i++) await createLocation({ name: `site${i}` }, org.api);
+      expect(expectStatus(await org.api.call('listLocations'), 200)).toHaveLength(6);
+    },
+  );
 });

@@ -142,6 +142,34 @@ describe('per user', () => {
     expect(rateHeaders(response)).toMatchObject({ limit, remaining: String(Number(limit) - 1) });
   });
 
+  it.each([
+    ['free', 600],
+    ['pro', 3000],
+    ['teams', 3000],
+  ] as const)(
+    'lets the %s plan’s %i requests of a minute pass and answers the next 429 with Retry-After',
+    async (plan, limit) => {
+      const org = await t.server.newOrg({ plan });
+      // The cheapest request that counts (a 400 answered after the limiter), 20 at a time.
+      const call = () => org.api.call('getFolder', { params: { id: 'not-a-uuid' } });
+      const statuses = new Map<number, number>();
+      let sent = 0;
+      const worker = async () => {
+        while (sent < limit) {
+          sent++;
+          const { status } = await call();
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, worker));
+      expect(Object.fromEntries(statuses)).toEqual({ 400: limit });
+      const response = await call();
+      expect(expectStatus(response, 429).error).toContain(`${limit} requests per minute`);
+      expect(rateHeaders(response)).toMatchObject({ limit: String(limit), remaining: '0' });
+      expect(response.headers.get('retry-after')).toBe('59');
+    },
+  );
+
   it('takes an enterprise override over the plan figure', async () => {
     const org = await limitedOrg(12_000);
     expect(rateHeaders(await org.api.call('listFolders')).limit).toBe('12000');
@@ -232,15 +260,17 @@ describe('per IP on public routes', () => {
   it('lets 10 network tool lookups per minute pass and answers the 11th 429', async () => {
     const ip = clientIp();
     await expectPasses(ip, [...Array(9).fill('getMyIp'), 'lookupDns']);
-    const error = expectStatus(await from(ip, 'getMyIp'), 429);
-    expect(error.error).toContain('10 network tool lookups per minute per IP address');
+    const response = await from(ip, 'getMyIp');
+    expect(expectStatus(response, 429).error).toContain('10 network tool lookups per minute per IP address');
+    expect(response.headers.get('retry-after')).toBe('59');
   });
 
   it('lets 3 active probes per minute pass and answers the 4th 429, apart from lookups', async () => {
     const ip = clientIp();
     await expectPasses(ip, ['pingHost', 'scanPorts', 'traceRoute']);
-    const error = expectStatus(await from(ip, 'pingHost'), 429);
-    expect(error.error).toContain('3 active network probes');
+    const response = await from(ip, 'pingHost');
+    expect(expectStatus(response, 429).error).toContain('3 active network probes');
+    expect(response.headers.get('retry-after')).toBe('59');
     await expectPasses(ip, ['getMyIp']);
   });
 

@@ -185,6 +185,14 @@ describe('split', () => {
     expect(expectStatus(await split(subnet.id, parts), 400).error).toMatch(/^parts: /);
   });
 
+  it('splits a subnet into 1,024 parts, the most allowed', async () => {
+    const own = await t.server.newOrg();
+    const subnet = await create('10.64.0.0/14', {}, own.api);
+    const parts = await splitOk(subnet.id, 1024, own.api);
+    expect(parts).toHaveLength(1024);
+    expect([parts[0].network, parts[1023].network]).toEqual(['10.64.0.0/24', '10.67.255.0/24']);
+  });
+
   it('splits an IPv6 /120 into 256 single addresses', async () => {
     const subnet = await create('2001:db8:120::/120');
     const parts = await splitOk(subnet.id, 256);
@@ -324,6 +332,22 @@ describe('free blocks', () => {
     expect(answer).toMatchObject({ total: 1_000_000, capped: true });
     expect(answer.blocks).toHaveLength(50);
     expect(answer.blocks.slice(0, 2)).toEqual(['2001:db8::/64', '2001:db8:0:1::/64']);
+  });
+
+  it('reports 1,000,000 free blocks as the capped total and 999,999 exactly', async () => {
+    const own = await t.server.newOrg();
+    const subnet = await create('2001:db8:100::/44', {}, own.api); // 2^20 = 1,048,576 /64 blocks
+    // Children from the start of the range taking 48,576 of them: 2^15 + 2^13 + 2^12 + 2^11 + 2^10 + 2^8 + 2^7 + 2^6.
+    let offset = 0;
+    for (const prefix of [49, 51, 52, 53, 54, 56, 57, 58]) {
+      await create(`2001:db8:100:${offset.toString(16)}::/${prefix}`, {}, own.api);
+      offset += 2 ** (64 - prefix);
+    }
+    const atCap = expectStatus(await freeBlocks(subnet.id, { prefix: 64, limit: 1 }, own.api), 200);
+    expect(atCap).toMatchObject({ blocks: ['2001:db8:100:bdc0::/64'], total: 1_000_000, capped: true });
+    await create('2001:db8:100:bdc0::/64', {}, own.api);
+    const belowCap = expectStatus(await freeBlocks(subnet.id, { prefix: 64, limit: 1 }, own.api), 200);
+    expect(belowCap).toMatchObject({ blocks: ['2001:db8:100:bdc1::/64'], total: 999_999, capped: false });
   });
 
   it.each([

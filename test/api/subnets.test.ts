@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { assert, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
 import { useTestServer } from '../support/factories';
@@ -313,7 +314,18 @@ describe('subnet plan limit', () => {
   it('honours an enterprise override at its boundary', async () => {
     const enterprise = await t.server.newOrg({ plan: 'enterprise', limits: { subnets: 3 } });
     for (const n of [1, 2, 3]) await create(`10.${n}.0.0/16`, {}, enterprise.api);
-    expect((await refusedCreate({ network: '10.4.0.0/16' }, 402, enterprise.api)).code).toBe('plan_limit');
+    const error = await refusedCreate({ network: '10.4.0.0/16' }, 402, enterprise.api);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('3 subnets') });
+  });
+
+  it.each(['pro', 'teams'] as const)('sets no subnet limit on the %s plan: a 101st subnet is created', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    // The free plan's 100, seeded in SQL (disjoint /24s in the global space, so no parent to set).
+    await t.server.database.db.execute(sql`
+      INSERT INTO subnets (org_id, network)
+      SELECT ${org.orgId}, ('10.0.' || g || '.0/24')::cidr FROM generate_series(0, 99) g`);
+    await create('10.0.100.0/24', {}, org.api);
+    expect(await list(org.api)).toHaveLength(101);
   });
 });
 

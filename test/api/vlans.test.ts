@@ -187,6 +187,12 @@ describe('VLAN plan limit', () => {
     await createVlan({ vlan_number: 1 }, enterprise.api);
     await createVlan({ vlan_number: 2 }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createVlan', { body: { vlan_number: 3 } }), 402);
-    expect(error.code).toBe('plan_limit');
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('2 VLANs') });
+  });
+
+  it.each(['pro', 'teams'] as const)('sets no VLAN limit on the %s plan: an eleventh VLAN is created', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    for (let n = 1; n <= 11; n++) await createVlan({ vlan_number: n }, org.api);
+    expect(await listVlans(org.api)).toHaveLength(11);
   });
 });

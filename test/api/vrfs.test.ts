@@ -149,6 +149,12 @@ describe('VRF plan limit', () => {
     await createVrf({ name: 'one' }, enterprise.api);
     await createVrf({ name: 'two' }, enterprise.api);
     const error = expectStatus(await enterprise.api.call('createVrf', { body: { name: 'three' } }), 402);
-    expect(error.code).toBe('plan_limit');
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('2 VRFs') });
+  });
+
+  it.each(['pro', 'teams'] as const)('sets no VRF limit on the %s plan: a sixth VRF is created', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    for (let i = 1; i <= 6; i++) await createVrf({ name: `vrf${i}` }, org.api);
+    expect(expectStatus(await org.api.call('listVrfs'), 200)).toHaveLength(6);
   });
 });

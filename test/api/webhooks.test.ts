@@ -194,13 +194,15 @@ describe('plan webhook limit', () => {
   ] as const)('lets a %s organisation hold %i webhooks and refuses one more', async (plan, limit) => {
     const org = await t.server.newOrg({ plan });
     for (let i = 0; i < limit; i++) await create(org.api);
-    expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
+    const error = expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining(`${limit} webhooks`) });
   });
 
   it('follows an enterprise override of webhooks', async () => {
     const org = await t.server.newOrg({ plan: 'enterprise', limits: { webhooks: 3 } });
     for (let i = 0; i < 3; i++) await create(org.api);
-    expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
+    const error = expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url() } }), 402);
+    expect(error).toMatchObject({ code: 'plan_limit', error: expect.stringContaining('3 webhooks') });
   });
 });
 

@@ -16,7 +16,6 @@ import {
   RateLimitError,
   type ResponseInfo,
   retryDelay,
-  ServiceUnavailableError,
 } from '../../clients/typescript/src/index';
 
 interface Scripted {

@@ -17,6 +17,7 @@ import { badRequest } from '../../errors';
 import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { csvField } from '../shared/csv';
+import { runPeriodically } from '../shared/periodic';
 import { eventSteps } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
 import * as repo from './activity.repo';
@@ -236,16 +237,9 @@ export function purgeExpiredActivity(db: Db, now: Date): Promise<number> {
 export const ACTIVITY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Runs the purge now and then every hour, without keeping the process alive; answers a stop function. */
-export function startActivityPurge(
+export const startActivityPurge = (
   db: Db,
   now: () => Date = () => new Date(),
   log: (message: string, error: unknown) => void = console.error,
-): () => void {
-  const run = () => {
-    purgeExpiredActivity(db, now()).catch((error) => log('activity purge failed', error));
-  };
-  run();
-  const timer = setInterval(run, ACTIVITY_PURGE_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+): (() => void) =>
+  runPeriodically('activity purge', ACTIVITY_PURGE_INTERVAL_MS, () => purgeExpiredActivity(db, now()), log);

@@ -9,7 +9,8 @@ export interface KeyState {
   claimed: boolean;
   requestHash: string;
   status: number | null;
-  response: unknown;
+  /** The answer's body as JSON text. */
+  response: string | null;
 }
 
 // A lost claim or answer only lets a retry run again (see the service), so these commits need not wait

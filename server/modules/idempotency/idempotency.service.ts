@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_TTL_HOURS } from '../../../contract/common/idempotency';
 import type { Db } from '../../db/connection';
 import { HttpError } from '../../errors';
+import { runPeriodically } from '../shared/periodic';
 import * as repo from './idempotency.repo';
 
 /** A claim without an answer this old belongs to a request whose server died. */
@@ -53,17 +54,32 @@ export async function begin(db: Db, orgId: string, key: string, hash: string, no
       { 'Retry-After': '1' },
     );
   }
-  return { run: false, status: state.status, body: state.response };
+  return { run: false, status: state.status, body: JSON.parse(state.response ?? 'null') };
 }
 
-/** Keeps the answer of a request that ran; a 5xx drops the claim instead, so a retry runs again. */
+/**
+ * Keeps the answer of a request that ran; a 5xx drops the claim instead, so a retry runs again, and so does
+ * an answer that cannot be stored (a retry then runs again rather than waiting out the claim).
+ */
 export async function finish(db: Db, orgId: string, key: string, status: number, body: unknown) {
-  if (status >= 500) await repo.dropClaim(db, orgId, key);
-  else await repo.saveAnswer(db, orgId, key, status, body);
+  if (status < 500) {
+    try {
+      await repo.saveAnswer(db, orgId, key, status, body);
+      return;
+    } catch (error) {
+      await repo.dropClaim(db, orgId, key);
+      throw error;
+    }
+  }
+  await repo.dropClaim(db, orgId, key);
 }
 
 /** Deletes keys past their 24 hours; answers how many. */
 export const purgeExpiredKeys = (db: Db, now: Date) => repo.purgeCreatedBefore(db, new Date(now.getTime() - TTL_MS));
+
+/** Purges expired keys at start and then hourly; answers a stop function. */
+export const startIdempotencyPurge = (db: Db, log: (message: string, error: unknown) => void) =>
+  runPeriodically('idempotency key purge', 3600_000, () => purgeExpiredKeys(db, new Date()), log);
 
 /** The idempotency keys of a database, as the HTTP middleware uses them. */
 export const idempotencyKeys = (db: Db) => ({

@@ -92,7 +92,27 @@ async function createRemaining<T>(ready: (RowOutcome | T)[], create: (items: T[]
 /** A row checked against its schema, or its error outcome naming the field. */
 function parseRow<T extends z.ZodTypeAny>(schema: T, raw: unknown): z.infer<T> | RowOutcome {
   const parsed = schema.safeParse(raw);
-  return parsed.success ? parsed.data : { status: 'error', error: describeZod('row', parsed.error) };
+  if (!parsed.success) return { status: 'error', error: describeZod('row', parsed.error) };
+  const field = unstorableField(parsed.data);
+  return field === undefined
+    ? parsed.data
+    : { status: 'error', error: `${field}: must not contain NUL characters (nor unpaired surrogates in JSON)` };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The field of a row holding text PostgreSQL cannot store: NUL anywhere, or an unpaired surrogate in the JSON
+ * of `custom_fields` (other text stores it as U+FFFD). The rows of an import are written in one transaction,
+ * so such a row must be an `error` result rather than fail them all (a single create answers 400 for it).
+ */
+function unstorableField(row: Record<string, unknown>): string | undefined {
+  const bad = (value: unknown, json: boolean): boolean => {
+    if (typeof value === 'string') return value.includes('\u0000') || (json && LONE_SURROGATE.test(value));
+    if (typeof value !== 'object' || value === null) return false;
+    return Object.entries(value).some(([key, inner]) => bad(key, json) || bad(inner, json));
+  };
+  return Object.keys(row).find((key) => bad(row[key], key === 'custom_fields'));
 }
 
 /** A field of a row as given, for its result ('' when it is not text). */
