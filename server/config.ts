@@ -39,6 +39,83 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Stripe (STRIPE_*) and the checkout cooldown (CHECKOUT_COOLDOWN_SECONDS); no key: billing answers 503. */
   billing: BillingConfig;
+  /** The network tools' resolvers, whois root, trust anchors and traceroute program (TOOLS_*). */
+  tools: ToolsConfig;
+}
+
+/** A DNS resolver the tools query: its address, port (53) and, for the propagation check, where it is. */
+export interface ResolverConfig {
+  label: string;
+  address: string;
+  port: number;
+  location?: string;
+}
+
+/** The network tools' part of the configuration (README: the TOOLS_* variables); startup only. */
+export interface ToolsConfig {
+  /** The 3 resolvers of /tools/dns (TOOLS_DNS_RESOLVERS). */
+  dnsResolvers: ResolverConfig[];
+  /** The 8 resolvers of /tools/dns-propagation (TOOLS_PROPAGATION_RESOLVERS). */
+  propagationResolvers: ResolverConfig[];
+  /** The resolver of the server's own lookups (TOOLS_RECURSIVE_RESOLVER); unset: the system's. */
+  recursiveResolver?: { address: string; port: number };
+  /** The first whois server (TOOLS_WHOIS_ROOT). */
+  whoisRoot: { host: string; port: number };
+  /** PEM file of extra trust anchors for /tools/ssl (TOOLS_EXTRA_CA_FILE). */
+  extraCaFile?: string;
+  /** The traceroute program (TOOLS_TRACEROUTE_BIN). */
+  tracerouteBin: string;
+}
+
+export const DEFAULT_DNS_RESOLVERS: ResolverConfig[] = [
+  { label: 'Google', address: '8.8.8.8', port: 53, location: 'United States' },
+  { label: 'Cloudflare', address: '1.1.1.1', port: 53, location: 'Worldwide (anycast)' },
+  { label: 'Quad9', address: '9.9.9.9', port: 53, location: 'Switzerland' },
+];
+
+export const DEFAULT_PROPAGATION_RESOLVERS: ResolverConfig[] = [
+  { label: 'Google', address: '8.8.8.8', port: 53, location: 'Mountain View, United States' },
+  { label: 'Cloudflare', address: '1.1.1.1', port: 53, location: 'San Francisco, United States' },
+  { label: 'Quad9', address: '9.9.9.9', port: 53, location: 'Zurich, Switzerland' },
+  { label: 'OpenDNS', address: '208.67.222.222', port: 53, location: 'San Francisco, United States' },
+  { label: 'AdGuard', address: '94.140.14.14', port: 53, location: 'Limassol, Cyprus' },
+  { label: 'Yandex', address: '77.88.8.8', port: 53, location: 'Moscow, Russia' },
+  { label: 'CleanBrowsing', address: '185.228.168.9', port: 53, location: 'Los Angeles, United States' },
+  { label: 'DNS.SB', address: '185.222.222.222', port: 53, location: 'Frankfurt, Germany' },
+];
+
+/** `host[:port]` (`[v6]:port` for IPv6) of a variable, with its default port. */
+export function parseHostPort(name: string, value: string, defaultPort: number): { host: string; port: number } {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(value.trim());
+  const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
+  if (!match || port < 1 || port > 65535) throw new Error(`${name} must be host[:port], not ${value}`);
+  return { host: match[1] ?? match[2], port };
+}
+
+/** A JSON array of `{label, address, port?, location?}` (TOOLS_DNS_RESOLVERS, TOOLS_PROPAGATION_RESOLVERS). */
+export function parseResolvers(name: string, value: string | undefined, fallback: ResolverConfig[]): ResolverConfig[] {
+  if (!value) return fallback;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error(`${name} must be a JSON array of {label, address, port?, location?}`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`${name} must be a non-empty JSON array`);
+  return parsed.map((entry, i) => {
+    const { label, address, port = 53, location } = (entry ?? {}) as Record<string, unknown>;
+    const valid =
+      typeof label === 'string' &&
+      label !== '' &&
+      typeof address === 'string' &&
+      isIP(address) !== 0 &&
+      Number.isInteger(port) &&
+      (port as number) >= 1 &&
+      (port as number) <= 65535 &&
+      (location === undefined || typeof location === 'string');
+    if (!valid) throw new Error(`${name}[${i}] must be {label, address (an IP), port? (1-65535), location?}`);
+    return { label, address, port: port as number, ...(location ? { location: location as string } : {}) };
+  });
 }
 
 /** Billing's part of the configuration: the STRIPE_* variables and CHECKOUT_COOLDOWN_SECONDS. */
@@ -120,6 +197,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     shutdownTimeoutMs,
+    tools: {
+      dnsResolvers: parseResolvers('TOOLS_DNS_RESOLVERS', env.TOOLS_DNS_RESOLVERS, DEFAULT_DNS_RESOLVERS),
+      propagationResolvers: parseResolvers(
+        'TOOLS_PROPAGATION_RESOLVERS',
+        env.TOOLS_PROPAGATION_RESOLVERS,
+        DEFAULT_PROPAGATION_RESOLVERS,
+      ),
+      recursiveResolver: env.TOOLS_RECURSIVE_RESOLVER
+        ? (({ host, port }) => ({ address: host, port }))(
+            parseHostPort('TOOLS_RECURSIVE_RESOLVER', env.TOOLS_RECURSIVE_RESOLVER, 53),
+          )
+        : undefined,
+      whoisRoot: parseHostPort('TOOLS_WHOIS_ROOT', env.TOOLS_WHOIS_ROOT || 'whois.iana.org', 43),
+      extraCaFile: env.TOOLS_EXTRA_CA_FILE || undefined,
+      tracerouteBin: env.TOOLS_TRACEROUTE_BIN || 'traceroute',
+    },
     billing: {
       stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
       stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,

@@ -35,6 +35,9 @@ export function describeZod(where: string, error: ZodError): string {
     .join('; ');
 }
 
+/** 502 `upstream_failed`: a server a network tool asked (DNS, whois, the target) did not answer usefully. */
+export const upstreamFailed = (message: string) => new HttpError(502, 'upstream_failed', message);
+
 /** SQLSTATE of a driver error; drizzle wraps the driver's error in `cause`. */
 export function sqlState(error: unknown): string | undefined {
   const e = error as { code?: unknown; cause?: { code?: unknown } };

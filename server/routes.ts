@@ -16,17 +16,34 @@ import { locationsRouter } from './modules/locations/locations.router';
 import { searchRouter } from './modules/search/search.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
+import { toolsRouter } from './modules/tools/tools.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
 import { vrfsRouter } from './modules/vrfs/vrfs.router';
 import { webhooksRouter } from './modules/webhooks/webhooks.router';
 
 const s = initServer();
 
-/** Parts of the contract not built yet: every route of them answers 501 `not_implemented`. */
-const NOT_BUILT = ['tools'] as const satisfies (keyof typeof contract)[];
+/** Network tools not built yet: each answers 501 `not_implemented`. */
+const NOT_BUILT = [
+  'lookupDns',
+  'checkDnsPropagation',
+  'lookupReverseDns',
+  'lookupWhois',
+  'checkSslCertificate',
+  'checkSpfRecord',
+  'checkDmarcRecord',
+  'checkIpBlacklist',
+  'lookupAsn',
+  'checkHttp2Support',
+  'pingHost',
+  'scanPorts',
+  'traceRoute',
+  'getMyIp',
+  'inspectHttpHeaders',
+] as const satisfies (keyof typeof contract.tools)[];
 
-/** A 501 for each route of a router: after authentication, before validation (a middleware answers it). */
-function notBuilt<T extends AppRouter>(router: T) {
+/** A 501 for each of these routes: before validation (a middleware answers it). */
+function notBuilt<T extends AppRouter, K extends keyof T & string>(_router: T, ids: readonly K[]) {
   const answer501 = (_req: unknown, _res: unknown, next: (error: unknown) => void) => next(notImplemented());
   const route = {
     middleware: [answer501],
@@ -34,7 +51,7 @@ function notBuilt<T extends AppRouter>(router: T) {
       throw notImplemented();
     },
   };
-  return Object.fromEntries(Object.keys(router).map((id) => [id, route])) as { [K in keyof T]: typeof route };
+  return Object.fromEntries(ids.map((id) => [id, route])) as { [P in K]: typeof route };
 }
 
 /** The whole contract's handlers, checked by the compiler against it: a missing or misspelt handler fails to build. */
@@ -56,7 +73,7 @@ export function buildRouter(context: ServerContext) {
     imports: importsRouter(context),
     exports: exportsRouter(context),
     search: searchRouter(context),
-    tools: notBuilt(contract.tools),
+    tools: { ...toolsRouter(context), ...notBuilt(contract.tools, NOT_BUILT) },
   });
 }
 
@@ -73,6 +90,6 @@ function assertAccessDeclared() {
 
 /** Each route of the contract with whether it is built. */
 export function listRoutes(): (ContractRoute & { implemented: boolean })[] {
-  const notBuiltResources: readonly string[] = NOT_BUILT;
-  return contractRoutes.map((r) => ({ ...r, implemented: !notBuiltResources.includes(r.resource) }));
+  const notBuilt: readonly string[] = NOT_BUILT;
+  return contractRoutes.map((r) => ({ ...r, implemented: !notBuilt.includes(r.id) }));
 }

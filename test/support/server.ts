@@ -49,6 +49,13 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     google: { issuer: 'http://127.0.0.1:9/unconfigured' },
     outboundAllowCidrs: [],
     billing: { prices: {}, checkoutCooldownSeconds: 600 },
+    // Tests never query public resolvers: a tools test points these at its own servers on loopback.
+    tools: {
+      dnsResolvers: [],
+      propagationResolvers: [],
+      whoisRoot: { host: '127.0.0.1', port: 9 },
+      tracerouteBin: 'traceroute',
+    },
     ...overrides,
   };
 }
