@@ -24,6 +24,7 @@ import type { Mailer } from './mail/mailer';
 import { idempotencyKeys } from './modules/idempotency/idempotency.service';
 import { principalLookup } from './modules/identity/principals';
 import { apiWriteAllowed, userRateLimit } from './modules/plans/limits';
+import { resolverOfHosts } from './modules/tools/tools';
 import { webhookQueueDepth } from './modules/webhooks/events/runtime';
 import { buildRouter } from './routes';
 
@@ -99,7 +100,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     limiter: rateLimiter(deps.counters, now),
     now,
     warn: deps.warn ?? (logger ? (message) => logger.warn(message) : (message) => console.warn(message)),
-    resolveHost: deps.resolveHost ?? resolveWithSystem,
+    resolveHost: deps.resolveHost ?? resolverOfHosts(config.tools, resolveWithSystem),
   };
   createExpressEndpoints(contract, buildRouter(context), app, {
     logInitialization: false,

@@ -1,3 +1,5 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 /** Configuration from the environment; every variable is documented in the README and docs/operations.md. */
@@ -61,10 +63,17 @@ export interface ToolsConfig {
   recursiveResolver?: { address: string; port: number };
   /** The first whois server (TOOLS_WHOIS_ROOT). */
   whoisRoot: { host: string; port: number };
-  /** PEM file of extra trust anchors for /tools/ssl (TOOLS_EXTRA_CA_FILE). */
-  extraCaFile?: string;
+  /**
+   * Base URL of the RDAP service whois and ASN lookups fall back to (TOOLS_RDAP_URL, https://rdap.org unless
+   * set), without a trailing slash; left out (a test's own tools settings), there is no RDAP fallback.
+   */
+  rdapUrl?: string;
+  /** Extra trust anchors for /tools/ssl, PEM, read at startup from TOOLS_EXTRA_CA_FILE. */
+  extraCa?: string;
   /** The traceroute program (TOOLS_TRACEROUTE_BIN). */
   tracerouteBin: string;
+  /** Tool requests a process runs at once (TOOLS_MAX_CONCURRENT); more wait their turn. */
+  maxConcurrentRuns: number;
 }
 
 export const DEFAULT_DNS_RESOLVERS: ResolverConfig[] = [
@@ -90,6 +99,22 @@ export function parseHostPort(name: string, value: string, defaultPort: number):
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
   if (!match || port < 1 || port > 65535) throw new Error(`${name} must be host[:port], not ${value}`);
   return { host: match[1] ?? match[2], port };
+}
+
+/** rdap.org redirects each question to the registry that holds the answer (IANA's RDAP bootstrap). */
+export const DEFAULT_RDAP_URL = 'https://rdap.org';
+
+/** TOOLS_RDAP_URL: an http(s) base URL without credentials, query or fragment; the trailing slash dropped. */
+export function parseRdapUrl(value: string): string {
+  let url: URL | null;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    url = null;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash)
+    throw new Error(`TOOLS_RDAP_URL must be an http(s) base URL such as https://rdap.org, not ${value}`);
+  return url.href.replace(/\/+$/, '');
 }
 
 /** A JSON array of `{label, address, port?, location?}` (TOOLS_DNS_RESOLVERS, TOOLS_PROPAGATION_RESOLVERS). */
@@ -147,29 +172,47 @@ export type AppConfig = Omit<
 
 /** Enough connections for commits to wait on the disk together while others run (see docs/performance.md). */
 export const DEFAULT_POOL_SIZE = 10;
+/** Tool requests run at once per process: each opens a few sockets and lasts seconds at most. */
+export const DEFAULT_TOOLS_MAX_CONCURRENT = 32;
 /** How long a shutdown lets requests in flight finish (SHUTDOWN_TIMEOUT_MS). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** A whole-number variable within [min, max], `fallback` when unset or empty. */
+function wholeNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  [min, max]: [number, number],
+  unit = '',
+): number {
+  const value = Number(env[name] || fallback);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be a whole number ${unit}from ${min} to ${max}, not ${env[name]}`);
+  return value;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a port number, not ${env.PORT}`);
-  const poolSize = Number(env.DATABASE_POOL_SIZE || DEFAULT_POOL_SIZE);
-  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000)
-    throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not ${env.DATABASE_POOL_SIZE}`);
+  const poolSize = wholeNumber(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, [1, 1000]);
   const logLevel = (env.LOG_LEVEL || 'info').trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${env.LOG_LEVEL}`);
-  const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS || DEFAULT_SHUTDOWN_TIMEOUT_MS);
-  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 1 || shutdownTimeoutMs > 3_600_000)
-    throw new Error(
-      `SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 3600000, not ${env.SHUTDOWN_TIMEOUT_MS}`,
-    );
-  const cooldown = Number(env.CHECKOUT_COOLDOWN_SECONDS || DEFAULT_CHECKOUT_COOLDOWN_SECONDS);
-  if (!Number.isInteger(cooldown) || cooldown < 0 || cooldown > 31_536_000)
-    throw new Error(
-      `CHECKOUT_COOLDOWN_SECONDS must be a whole number of seconds from 0 to 31536000, not ${env.CHECKOUT_COOLDOWN_SECONDS}`,
-    );
+  const shutdownTimeoutMs = wholeNumber(
+    env,
+    'SHUTDOWN_TIMEOUT_MS',
+    DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    [1, 3_600_000],
+    'of milliseconds ',
+  );
+  const cooldown = wholeNumber(
+    env,
+    'CHECKOUT_COOLDOWN_SECONDS',
+    DEFAULT_CHECKOUT_COOLDOWN_SECONDS,
+    [0, 31_536_000],
+    'of seconds ',
+  );
   if (env.STRIPE_API_BASE && !/^https?:\/\/[^/]+\/?$/.test(env.STRIPE_API_BASE))
     throw new Error(`STRIPE_API_BASE must be an origin such as http://127.0.0.1:12111, not ${env.STRIPE_API_BASE}`);
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, '');
@@ -210,8 +253,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           )
         : undefined,
       whoisRoot: parseHostPort('TOOLS_WHOIS_ROOT', env.TOOLS_WHOIS_ROOT || 'whois.iana.org', 43),
-      extraCaFile: env.TOOLS_EXTRA_CA_FILE || undefined,
+      rdapUrl: parseRdapUrl(env.TOOLS_RDAP_URL || DEFAULT_RDAP_URL),
+      extraCa: env.TOOLS_EXTRA_CA_FILE ? readExtraCa(env.TOOLS_EXTRA_CA_FILE) : undefined,
       tracerouteBin: env.TOOLS_TRACEROUTE_BIN || 'traceroute',
+      maxConcurrentRuns: wholeNumber(env, 'TOOLS_MAX_CONCURRENT', DEFAULT_TOOLS_MAX_CONCURRENT, [1, 10_000]),
     },
     billing: {
       stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
@@ -221,6 +266,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkoutCooldownSeconds: cooldown,
     },
   };
+}
+
+/** TOOLS_EXTRA_CA_FILE's certificates, read once at startup so a missing or broken file stops the start. */
+function readExtraCa(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`TOOLS_EXTRA_CA_FILE cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    const blocks = pem.match(/-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g);
+    if (!blocks) throw new Error('no PEM certificate in it');
+    for (const block of blocks) new X509Certificate(block);
+  } catch (error) {
+    throw new Error(`TOOLS_EXTRA_CA_FILE must hold PEM certificates (${path}): ${(error as Error).message}`);
+  }
+  return pem;
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

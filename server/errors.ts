@@ -24,8 +24,6 @@ export const notFound = (resource: string) => new HttpError(404, 'not_found', `$
 export const duplicate = (message: string) => new HttpError(400, 'duplicate', message);
 export const inUse = (message: string) => new HttpError(400, 'in_use', message);
 export const exhausted = (message: string) => new HttpError(409, 'exhausted', message);
-export const notImplemented = () =>
-  new HttpError(501, 'not_implemented', 'This endpoint is part of the contract but not built yet');
 
 /** The first issues of a failed zod parse, each as `field: problem` (`where` names a problem of the whole value). */
 export function describeZod(where: string, error: ZodError): string {

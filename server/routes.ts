@@ -1,9 +1,7 @@
-import type { AppRouter } from '@ts-rest/core';
 import { initServer } from '@ts-rest/express';
 import { contract, type RouteMeta } from '../contract';
-import { type ContractRoute, contractRoutes } from '../contract/routes';
+import { contractRoutes } from '../contract/routes';
 import type { ServerContext } from './context';
-import { notImplemented } from './errors';
 import { activityRouter } from './modules/activity/activity.router';
 import { addressesRouter } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
@@ -22,37 +20,6 @@ import { vrfsRouter } from './modules/vrfs/vrfs.router';
 import { webhooksRouter } from './modules/webhooks/webhooks.router';
 
 const s = initServer();
-
-/** Network tools not built yet: each answers 501 `not_implemented`. */
-const NOT_BUILT = [
-  'lookupDns',
-  'checkDnsPropagation',
-  'lookupReverseDns',
-  'lookupWhois',
-  'checkSslCertificate',
-  'checkSpfRecord',
-  'checkDmarcRecord',
-  'checkIpBlacklist',
-  'lookupAsn',
-  'checkHttp2Support',
-  'pingHost',
-  'scanPorts',
-  'traceRoute',
-  'getMyIp',
-  'inspectHttpHeaders',
-] as const satisfies (keyof typeof contract.tools)[];
-
-/** A 501 for each of these routes: before validation (a middleware answers it). */
-function notBuilt<T extends AppRouter, K extends keyof T & string>(_router: T, ids: readonly K[]) {
-  const answer501 = (_req: unknown, _res: unknown, next: (error: unknown) => void) => next(notImplemented());
-  const route = {
-    middleware: [answer501],
-    handler: async (): Promise<never> => {
-      throw notImplemented();
-    },
-  };
-  return Object.fromEntries(ids.map((id) => [id, route])) as { [P in K]: typeof route };
-}
 
 /** The whole contract's handlers, checked by the compiler against it: a missing or misspelt handler fails to build. */
 export function buildRouter(context: ServerContext) {
@@ -73,7 +40,7 @@ export function buildRouter(context: ServerContext) {
     imports: importsRouter(context),
     exports: exportsRouter(context),
     search: searchRouter(context),
-    tools: { ...toolsRouter(context), ...notBuilt(contract.tools, NOT_BUILT) },
+    tools: toolsRouter(context),
   });
 }
 
@@ -86,10 +53,4 @@ function assertAccessDeclared() {
       throw new Error(`Route ${id} does not declare its access (public or a role, and a key scope) in the contract`);
     }
   }
-}
-
-/** Each route of the contract with whether it is built. */
-export function listRoutes(): (ContractRoute & { implemented: boolean })[] {
-  const notBuilt: readonly string[] = NOT_BUILT;
-  return contractRoutes.map((r) => ({ ...r, implemented: !notBuilt.includes(r.id) }));
 }

@@ -11,7 +11,7 @@ export const ApiError = extendApi(
       code: z
         .string()
         .describe(
-          'Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, not_implemented …',
+          'Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, upstream_failed, unavailable …',
         ),
     })
     .strict(),

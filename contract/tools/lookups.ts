@@ -13,20 +13,29 @@ const ResultRecordType = z
   .describe('Record type queried; `ALL` when `all=true`');
 
 const dnsResultFields = {
-  resolver: z.string().describe('Address of the resolver or nameserver that answered, e.g. 1.1.1.1'),
+  resolver: z
+    .string()
+    .describe('Address of the resolver asked (with `authoritative=true`: of the nameserver asked), e.g. 1.1.1.1'),
   records: z
     .array(z.string())
     .describe(
-      'Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. ' +
-        'With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
+      'Record data in presentation format (e.g. `10 mail.example.com.` for MX, a TXT record’s strings joined), ' +
+        'distinct, at most 100, each cut at 2048 characters; control characters are written `\\DDD`. Empty when ' +
+        'the name has no such records or the resolver did not answer. With `all=true` each string is prefixed ' +
+        'with its record type, e.g. `MX 10 mail.example.com.`',
     ),
   ttl: z
     .number()
     .int()
     .nonnegative()
     .nullable()
-    .describe('TTL in seconds of the answer; null when there was no answer'),
-  response_time_ms: z.number().nonnegative().describe('Time the resolver took to answer, in milliseconds'),
+    .describe('Smallest TTL in seconds of the records; null when there are none'),
+  response_time_ms: z
+    .number()
+    .nonnegative()
+    .describe(
+      'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
+    ),
 };
 
 export const ToolsDnsResult = extendApi(z.object(dnsResultFields).strict(), {
@@ -42,7 +51,9 @@ export const ToolsDnsLookup = extendApi(
       type: ResultRecordType,
       results: z
         .array(ToolsDnsResult)
-        .describe('One entry for each of 3 independent public resolvers (or the authoritative nameservers)'),
+        .describe(
+          'One entry for each of 3 independent public resolvers, in their configured order (with `authoritative=true`: one for each nameserver asked, at most 4)',
+        ),
     })
     .strict(),
   {
@@ -65,7 +76,7 @@ export const ToolsDnsPropagationResult = extendApi(
     .object({
       ...dnsResultFields,
       label: z.string().describe('Name of the resolver, e.g. Cloudflare'),
-      location: z.string().describe('Where the resolver is, e.g. Sydney, AU'),
+      location: z.string().describe('Where the resolver is, e.g. Sydney, AU; `Unknown` when not configured'),
     })
     .strict(),
   {
@@ -121,8 +132,10 @@ export const ToolsDnsPropagation = extendApi(
 export const ToolsRdnsName = extendApi(
   z
     .object({
-      name: z.string().describe('Host name from the PTR record'),
-      fcrdns_valid: z.boolean().describe('Forward-confirmed: the name resolves back to the queried IP'),
+      name: z.string().describe('Host name from the PTR record, without the trailing dot'),
+      fcrdns_valid: z
+        .boolean()
+        .describe('Forward-confirmed: the name’s A or AAAA records contain the queried IP (compared as addresses)'),
     })
     .strict(),
   { title: 'ToolsRdnsName', description: 'One PTR name', example: { name: 'dns.google', fcrdns_valid: true } },
@@ -133,8 +146,12 @@ export const ToolsRdnsLookup = extendApi(
     .object({
       ip: z.string().describe('The IP queried'),
       arpa_query: z.string().describe('The reverse name queried, in in-addr.arpa or ip6.arpa'),
-      names: z.array(ToolsRdnsName).describe('PTR names; empty when there is no PTR record'),
-      authoritative_ns: z.array(z.string()).describe('Nameservers authoritative for the reverse zone'),
+      names: z.array(ToolsRdnsName).describe('PTR names (at most 10); empty when there is no PTR record'),
+      authoritative_ns: z
+        .array(z.string())
+        .describe(
+          'Nameservers of the closest zone enclosing the reverse name, sorted, without trailing dots; empty when none is found',
+        ),
     })
     .strict(),
   {
@@ -152,11 +169,19 @@ export const ToolsRdnsLookup = extendApi(
 export const ToolsWhoisLookup = extendApi(
   z
     .object({
-      query: z.string().describe('The domain or IP queried'),
-      raw: z.string().describe('The WHOIS answer as received'),
+      query: z.string().describe('The domain or IP queried, as given'),
+      raw: z
+        .string()
+        .describe(
+          'The most specific WHOIS answer received (control characters but newline and tab removed, at most 256 KB); ' +
+            'the RDAP JSON text when RDAP answered instead',
+        ),
       parsed: FreeForm.describe(
-        'Fields extracted from the answer, present when found. For domains: registrar, created, expires, expires_in_days, ' +
-          'updated, nameservers (array), status (array). For IPs: cidr, net_name, organization, abuse_contact',
+        'Fields extracted from the answer, each present only when found. For domains: registrar, created, expires and ' +
+          'updated (ISO 8601 in UTC when the registry’s date could be read, else as written), expires_in_days (whole ' +
+          'days from now, negative once expired), nameservers (lower-case, unique), status (EPP codes as listed). ' +
+          'For IPs: cidr (of the most specific network; several comma-separated when a range is not one block), ' +
+          'net_name, organization, abuse_contact (an e-mail address)',
       ),
     })
     .strict(),
@@ -165,7 +190,7 @@ export const ToolsWhoisLookup = extendApi(
     description: 'WHOIS lookup result',
     example: {
       query: 'example.com',
-      raw: 'Domain Name: EXAMPLE.COM\r\nRegistrar: RESERVED-Internet Assigned Numbers Authority\r\n…',
+      raw: 'Domain Name: EXAMPLE.COM\nRegistrar: RESERVED-Internet Assigned Numbers Authority\n…',
       parsed: {
         registrar: 'RESERVED-Internet Assigned Numbers Authority',
         created: '1995-08-14T04:00:00Z',
@@ -182,9 +207,11 @@ export const ToolsWhoisLookup = extendApi(
 export const ToolsSslCertificate = extendApi(
   z
     .object({
-      subject: z.string().describe('Subject distinguished name (or its common name)'),
-      issuer: z.string().describe('Issuer distinguished name (or its common name)'),
-      sans: z.array(z.string()).describe('Subject alternative names'),
+      subject: z.string().describe('Subject distinguished name, e.g. `CN=www.example.org, O=Example Inc.`'),
+      issuer: z.string().describe('Issuer distinguished name, e.g. `CN=DigiCert Global G3 TLS ECC SHA384 2020 CA1`'),
+      sans: z
+        .array(z.string())
+        .describe('Subject alternative names: the DNS names and IP addresses (other kinds are left out)'),
       not_before: Timestamp.describe('Start of the validity window'),
       not_after: Timestamp.describe('End of the validity window'),
       days_remaining: z.number().int().describe('Whole days until not_after; negative once expired'),
@@ -209,11 +236,23 @@ export const ToolsSslCertificate = extendApi(
 export const ToolsSslCheck = extendApi(
   z
     .object({
-      host: z.string().describe('The host checked (port 443)'),
+      host: z.string().describe('The host checked, as given (with the port when one was given, e.g. example.com:8443)'),
       tls_version: z.string().describe('Negotiated protocol, e.g. TLSv1.3'),
-      cipher_suite: z.string().describe('Negotiated cipher suite'),
-      chain_valid: z.boolean().describe('The chain verifies against the public trust store for this host name'),
-      certificates: z.array(ToolsSslCertificate).describe('The presented chain, leaf first'),
+      cipher_suite: z.string().describe('Negotiated cipher suite (IANA name), e.g. TLS_AES_256_GCM_SHA384'),
+      chain_valid: z
+        .boolean()
+        .describe(
+          'The chain verifies up to a root of the public trust store (plus the operator’s extra trust anchors) and ' +
+            'the leaf is valid for the host name, or the IP address when one was given. False for an expired or not ' +
+            'yet valid certificate, an incomplete chain, an untrusted or self-signed root, or a certificate for ' +
+            'another name',
+        ),
+      certificates: z
+        .array(ToolsSslCertificate)
+        .describe(
+          'The presented chain, leaf first, each certificate followed by its issuer (at most 10); the root is ' +
+            'included when the trust store holds it',
+        ),
     })
     .strict(),
   {
@@ -242,11 +281,16 @@ export const ToolsSslCheck = extendApi(
 export const ToolsSpfMechanism = extendApi(
   z
     .object({
-      qualifier: z.enum(['+', '-', '~', '?']).describe('+ pass, - fail, ~ softfail, ? neutral'),
+      qualifier: z
+        .enum(['+', '-', '~', '?'])
+        .describe('+ pass (the default when none is written; always + for a modifier), - fail, ~ softfail, ? neutral'),
       mechanism: z
         .string()
         .describe('Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp …'),
-      value: z.string().nullable().describe('Argument after `:` or `=`; null when there is none'),
+      value: z
+        .string()
+        .nullable()
+        .describe('Argument after `:` or `=` (or the CIDR lengths such as `/24` of a bare a/mx); null when none'),
     })
     .strict(),
   {
@@ -261,12 +305,21 @@ export const ToolsSpfCheck = extendApi(
     .object({
       domain: z.string().describe('Domain checked, e.g. example.com'),
       found: z.boolean().describe('A `v=spf1` TXT record exists'),
-      valid: z.boolean().describe('Exactly one record, syntactically valid, within the lookup limit'),
-      raw: z.string().nullable().describe('The SPF record; null when not found'),
+      valid: z
+        .boolean()
+        .describe('Exactly one record with no errors: syntax, lookup and void-lookup limits, loops, MX targets'),
+      raw: z.string().nullable().describe('The SPF record (the first one when several); null when not found'),
       mechanisms: z
         .array(ToolsSpfMechanism)
-        .describe('Mechanisms of the SPF record in order, e.g. include:_spf.google.com'),
-      dns_lookup_count: z.number().int().nonnegative().describe('DNS-querying terms counted, includes followed'),
+        .describe('Terms of the SPF record in order, mechanisms and modifiers, e.g. include:_spf.google.com'),
+      dns_lookup_count: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe(
+          'DNS-querying terms (include, a, mx, ptr, exists, redirect) counted through includes and redirects; ' +
+            'once over the limit no further record is fetched, so the count is what the records fetched hold',
+        ),
       dns_lookup_limit: z.literal(10).describe('The RFC 7208 limit of 10 DNS lookups'),
       warnings: z.array(z.string()).describe('Problems that do not invalidate the record'),
       errors: z.array(z.string()).describe('Problems that invalidate the record'),
@@ -296,12 +349,17 @@ export const ToolsDmarcCheck = extendApi(
   z
     .object({
       domain: z.string().describe('Domain checked, e.g. example.com'),
-      found: z.boolean().describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`'),
-      valid: z.boolean().describe('Whether a valid DMARC record was found'),
-      policy: z.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent'),
-      subdomain_policy: z.string().nullable().describe('`sp` tag; null when absent'),
+      found: z
+        .boolean()
+        .describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`, or else at its organisational domain’s'),
+      valid: z.boolean().describe('Exactly one record was found and it has no errors'),
+      policy: z.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent or invalid'),
+      subdomain_policy: z
+        .string()
+        .nullable()
+        .describe('`sp` tag, or `p` when sp is absent (subdomains inherit it); null when not found or invalid'),
       raw: z.string().nullable().describe('The DMARC record; null when not found'),
-      tags: FreeForm.describe('Every tag of the record, name → value'),
+      tags: FreeForm.describe('Every tag of the record, lower-case name → value as written'),
       warnings: z.array(z.string()).describe('Problems that do not invalidate the record'),
       errors: z.array(z.string()).describe('Problems that invalidate the record'),
     })
@@ -314,10 +372,10 @@ export const ToolsDmarcCheck = extendApi(
       found: true,
       valid: true,
       policy: 'reject',
-      subdomain_policy: null,
+      subdomain_policy: 'reject',
       raw: 'v=DMARC1; p=reject; rua=mailto:dmarc@example.com',
       tags: { v: 'DMARC1', p: 'reject', rua: 'mailto:dmarc@example.com' },
-      warnings: ['no sp tag: subdomains inherit p=reject'],
+      warnings: [],
       errors: [],
     },
   },
@@ -328,7 +386,13 @@ export const ToolsBlacklistResult = extendApi(
     .object({
       list: z.string().describe('Name of the blocklist'),
       zone: z.string().describe('DNS zone queried'),
-      listed: z.boolean().describe('Whether the address is listed on this blocklist'),
+      listed: z
+        .boolean()
+        .nullable()
+        .describe(
+          'Whether the address is listed on this blocklist; null when unknown (no answer in time, a DNS error, ' +
+            'or a refusal code such as Spamhaus’ 127.255.255.x)',
+        ),
     })
     .strict(),
   {
@@ -342,7 +406,11 @@ export const ToolsBlacklistCheck = extendApi(
   z
     .object({
       ip: z.string().describe('The IP checked'),
-      listed_count: z.number().int().nonnegative().describe('Number of blocklists listing the IP'),
+      listed_count: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('Number of blocklists listing the IP (`listed: true`; unknown results are not counted)'),
       total_checked: z.number().int().nonnegative().describe('Number of blocklists checked (7)'),
       results: z.array(ToolsBlacklistResult).describe('One result per blocklist queried'),
     })
@@ -351,12 +419,13 @@ export const ToolsBlacklistCheck = extendApi(
     title: 'ToolsBlacklistCheck',
     description: 'DNS blocklist check result',
     example: {
-      ip: '203.0.113.7',
+      ip: '8.8.8.8',
       listed_count: 1,
       total_checked: 7,
       results: [
         { list: 'Spamhaus ZEN', zone: 'zen.spamhaus.org', listed: true },
         { list: 'SpamCop', zone: 'bl.spamcop.net', listed: false },
+        { list: 'Barracuda BRBL', zone: 'b.barracudacentral.org', listed: null },
       ],
     },
   },
@@ -365,11 +434,16 @@ export const ToolsBlacklistCheck = extendApi(
 export const ToolsAsnLookup = extendApi(
   z
     .object({
-      query: z.string().describe('The IP or AS number queried'),
+      query: z.string().describe('The IP or AS number queried, as given'),
       type: z.enum(['ip', 'asn']).describe('Whether the query was an IP or an AS number'),
       asn: z.number().int().nonnegative().nullable().describe('AS number; null when none is found'),
       as_name: z.string().nullable().describe('Name of the autonomous system, e.g. GOOGLE'),
-      prefix: z.string().nullable().describe('Announced prefix (CIDR) containing the IP'),
+      prefix: z
+        .string()
+        .nullable()
+        .describe(
+          'Announced prefix (CIDR) containing the IP (from RDAP: the registered network); null for an AS number',
+        ),
       country: z.string().nullable().describe('ISO 3166-1 alpha-2 country code'),
       rir: z.string().nullable().describe('Regional internet registry, e.g. arin, ripencc'),
       allocated: z.string().nullable().describe('Allocation date as given by the registry (YYYY-MM-DD)'),

@@ -6,12 +6,28 @@ import { FreeForm, Timestamp } from '../common/schemas';
 export const ToolsHttp2Check = extendApi(
   z
     .object({
-      host: z.string().describe('Host checked, e.g. example.com'),
-      http11: z.boolean().describe('HTTP/1.1 is offered'),
-      http2: z.boolean().describe('HTTP/2 is offered (ALPN h2)'),
-      http3_advertised: z.boolean().describe('An `Alt-Svc` header advertises HTTP/3 (h3)'),
-      alpn_negotiated: z.string().nullable().describe('Protocol chosen by ALPN, e.g. h2; null when none'),
-      tls_version: z.string().nullable().describe('Negotiated TLS version; null when TLS failed'),
+      host: z.string().describe('Host checked, as given (with the port when one was given), e.g. example.com'),
+      http11: z
+        .boolean()
+        .describe(
+          'HTTP/1.1 is offered: chosen by ALPN when h2 and http/1.1 were offered, or accepted in a second handshake ' +
+            'offering only http/1.1 (a server without ALPN speaks HTTP/1.1)',
+        ),
+      http2: z.boolean().describe('HTTP/2 is offered: the server chose h2 by ALPN'),
+      http3_advertised: z
+        .boolean()
+        .describe('The `Alt-Svc` header of the response to `GET /` advertises HTTP/3 (h3 or a draft h3-NN)'),
+      alpn_negotiated: z
+        .string()
+        .nullable()
+        .describe('Protocol chosen by ALPN when h2 and http/1.1 are offered, e.g. h2; null when none'),
+      tls_version: z
+        .string()
+        .nullable()
+        .describe(
+          'Negotiated TLS version; null when the TLS handshake failed (the host accepted the connection but not ' +
+            'TLS: every other field is then false or null)',
+        ),
     })
     .strict(),
   {
@@ -32,8 +48,12 @@ export const ToolsPingResult = extendApi(
   z
     .object({
       port: z.number().int().min(1).max(65535).describe('TCP port probed, e.g. 443'),
-      open: z.boolean().describe('A TCP connection was accepted'),
-      latency_ms: z.number().nonnegative().nullable().describe('TCP connect time in milliseconds; null when not open'),
+      open: z.boolean().describe('A TCP connection was accepted within 3 seconds'),
+      latency_ms: z
+        .number()
+        .nonnegative()
+        .nullable()
+        .describe('TCP connect time in milliseconds (0.1 ms precision); null when not open'),
     })
     .strict(),
   {
@@ -47,8 +67,13 @@ export const ToolsPing = extendApi(
   z
     .object({
       host: z.string().describe('Host probed, e.g. example.com'),
-      ip: z.string().describe('The address the host resolved to and that was probed'),
-      results: z.array(ToolsPingResult).describe('One result per probe, in order'),
+      ip: z
+        .string()
+        .describe(
+          'The address probed: the host when it is an IP address, else the first IPv4 address its name resolves to ' +
+            '(its first address when it has no IPv4 one)',
+        ),
+      results: z.array(ToolsPingResult).describe('One result per port probed: the port given, or 80 then 443'),
       checked_at: Timestamp,
     })
     .strict(),
@@ -71,14 +96,21 @@ export const ToolsPortResult = extendApi(
   z
     .object({
       port: z.number().int().min(1).max(65535).describe('TCP port probed, e.g. 22'),
-      service: z.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
-      category: z.string().describe('Group of the service, e.g. web, mail, database, remote'),
-      open: z.boolean().describe('Whether the port accepted a connection'),
+      service: z
+        .string()
+        .describe('Usual service on the port, e.g. https; `unknown` when the port has no well-known use'),
+      category: z
+        .string()
+        .describe(
+          'Group of the service: web, mail, database, remote, file, dns, directory or messaging; `unknown` with an ' +
+            'unknown service',
+        ),
+      open: z.boolean().describe('Whether the port accepted a connection within 2 seconds'),
       latency_ms: z
         .number()
         .nonnegative()
         .optional()
-        .describe('TCP connect time in milliseconds; omitted for closed ports'),
+        .describe('TCP connect time in milliseconds (0.1 ms precision); omitted for closed ports'),
     })
     .strict(),
   {
@@ -94,7 +126,7 @@ export const ToolsPortScan = extendApi(
       host: z.string().describe('Host scanned, e.g. example.com'),
       open_count: z.number().int().nonnegative().describe('Number of open ports found'),
       total: z.number().int().nonnegative().describe('Number of ports scanned'),
-      results: z.array(ToolsPortResult).describe('One result per port scanned'),
+      results: z.array(ToolsPortResult).describe('One result per port scanned, in the order asked'),
     })
     .strict(),
   {
@@ -118,10 +150,16 @@ export const ToolsTracerouteHop = extendApi(
   z
     .object({
       hop: z.number().int().min(1).describe('Hop number, from 1'),
-      ip: z.string().nullable().describe('Address that answered; null for an unresponsive hop'),
+      ip: z
+        .string()
+        .nullable()
+        .describe(
+          'First address that answered the hop’s probes (a balanced route may answer from several); null for an ' +
+            'unresponsive hop',
+        ),
       rtt1_ms: rtt.describe('Round-trip time of the first probe in milliseconds; null when unanswered'),
-      rtt2_ms: rtt.describe('Round-trip time of the second probe'),
-      rtt3_ms: rtt.describe('Round-trip time of the third probe'),
+      rtt2_ms: rtt.describe('Round-trip time of the second probe in milliseconds; null when unanswered'),
+      rtt3_ms: rtt.describe('Round-trip time of the third probe in milliseconds; null when unanswered'),
     })
     .strict(),
   {
@@ -135,8 +173,13 @@ export const ToolsTraceroute = extendApi(
   z
     .object({
       host: z.string().describe('Host traced, e.g. example.com'),
-      ip: z.string().describe('The address the host resolved to'),
-      hops: z.array(ToolsTracerouteHop).describe('Hops on the route, nearest first'),
+      ip: z
+        .string()
+        .describe(
+          'The address traced: the host when it is an IP address, else the first IPv4 address its name resolves to ' +
+            '(its first address when it has no IPv4 one)',
+        ),
+      hops: z.array(ToolsTracerouteHop).describe('Hops on the route, nearest first, at most 20'),
     })
     .strict(),
   {
@@ -157,26 +200,47 @@ export const ToolsTraceroute = extendApi(
 export const ToolsMyIp = extendApi(
   z
     .object({
-      ip: z.string().describe('The caller’s public IP address as seen by the service'),
-      country: z.string().optional().describe('ISO 3166-1 alpha-2 country code; omitted when unknown'),
+      ip: z.string().describe('The caller’s IP address as seen by the service (through a trusted proxy)'),
+      country: z
+        .string()
+        .optional()
+        .describe(
+          'ISO 3166-1 alpha-2 code of the country the address block is registered in (Team Cymru’s IP-to-ASN data; ' +
+            'not geolocation); omitted when unknown',
+        ),
       datacenter: z
         .string()
         .optional()
-        .describe('Hosting provider or data centre of the address; omitted when unknown'),
-      hostname: z.string().optional().describe('Reverse DNS name of the address; omitted when there is none'),
+        .describe(
+          'Name of the network (autonomous system) announcing the address, e.g. a hosting provider’s (Team ' +
+            'Cymru’s IP-to-ASN data); omitted when unknown',
+        ),
+      hostname: z
+        .string()
+        .optional()
+        .describe('Reverse DNS (PTR) name of the address that resolves back to it; omitted when there is none'),
     })
     .strict(),
   {
     title: 'ToolsMyIp',
     description: 'The caller’s IP address',
-    example: { ip: '198.51.100.23', country: 'DE', hostname: 'host-198-51-100-23.example.net' },
+    example: {
+      ip: '5.9.10.11',
+      country: 'DE',
+      datacenter: 'HETZNER-AS, DE',
+      hostname: 'static.11.10.9.5.clients.your-server.de',
+    },
   },
 );
 
 export const ToolsRequestHeaders = extendApi(
   z
     .object({
-      headers: FreeForm.describe('Headers of the caller’s request, lower-case name → value'),
+      headers: FreeForm.describe(
+        'Headers of the caller’s request as the service received them (a proxy in front may add some), ' +
+          'lower-case name → value; the values of Authorization, Proxy-Authorization and Cookie are replaced by ' +
+          '`[redacted]`',
+      ),
       method: z.string().describe('HTTP method of the caller’s request'),
       proto: z.string().describe('Protocol of the caller’s request, e.g. HTTP/1.1 or HTTP/2'),
     })
@@ -221,7 +285,8 @@ export const ToolsSecurityChecklist = extendApi(
     title: 'ToolsSecurityChecklist',
     description:
       'Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), ' +
-      'x_frame_options, x_content_type_options, referrer_policy, permissions_policy',
+      'x_frame_options, x_content_type_options, referrer_policy, permissions_policy. HSTS counts only over https ' +
+      '(browsers ignore it over plain http): for an http URL `hsts` is reported absent',
     example: {
       hsts: { present: true, value: 'max-age=31536000; includeSubDomains' },
       csp: { present: false, value: null },
@@ -236,9 +301,12 @@ export const ToolsSecurityChecklist = extendApi(
 export const ToolsRemoteHeaders = extendApi(
   z
     .object({
-      url: z.string().describe('The URL requested (redirects are not followed)'),
-      status: z.number().int().min(100).max(599).describe('HTTP status of the remote response'),
-      headers: FreeForm.describe('Headers of the remote response, lower-case name → value'),
+      url: z.string().describe('The URL whose response is reported: the one given, or where its redirects led'),
+      status: z.number().int().min(100).max(599).describe('HTTP status of that response'),
+      headers: FreeForm.describe(
+        'Headers of that response, lower-case name → value (a string; `set-cookie` is a list of strings). At most ' +
+          '100 headers, each value cut at 1024 characters, control characters removed',
+      ),
       security_checklist: ToolsSecurityChecklist,
     })
     .strict(),

@@ -50,6 +50,56 @@ function hostParam(example: string, description = 'Hostname or IPv4/IPv6 address
   );
 }
 
+/** `host`, `host:port`, `IPv4:port`, `[IPv6]:port`, `[IPv6]` or a bare IPv6 address, split; the problem when malformed. */
+export function splitHostPort(
+  value: string,
+  defaultPort: number,
+): { host: string; port: number } | { problem: string } {
+  const shape = 'must be a hostname or IP address, optionally with :port (e.g. example.com:8443 or [2001:db8::1]:8443)';
+  let host: string;
+  let portText: string | undefined;
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(value);
+  if (bracketed) {
+    [, host, portText] = bracketed;
+    if (!isIpv6(host)) return { problem: shape };
+  } else if (value.indexOf(':') !== value.lastIndexOf(':')) {
+    // Two colons or more: a bare IPv6 address (a port needs the brackets).
+    if (!isIpv6(value)) return { problem: shape };
+    host = value;
+  } else {
+    [host, portText] = value.split(':');
+    if (host.length > 253 || !HOSTNAME_RE.test(host)) return { problem: shape };
+  }
+  if (portText === undefined) return { host, port: defaultPort };
+  const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
+  if (!(port >= 1 && port <= 65535)) return { problem: 'port must be a number from 1 to 65535' };
+  return { host, port };
+}
+
+/** A TLS target query parameter: host and port (default 443), with the text as given for the response. */
+function tlsTargetParam() {
+  return extendApi(
+    z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(261)
+      .transform((text, ctx) => {
+        const split = splitHostPort(text, 443);
+        if ('problem' in split) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: split.problem });
+          return z.NEVER;
+        }
+        return { ...split, text };
+      })
+      .describe(
+        'Hostname or IPv4/IPv6 address, optionally with a TCP port (1 to 65535, default 443): `example.com`, ' +
+          '`example.com:8443`, `192.0.2.1:8443`, `2001:db8::1` or `[2001:db8::1]:8443`',
+      ),
+    { example: 'example.com' },
+  );
+}
+
 /** An IP address query parameter. */
 function ipParam(example: string) {
   return extendApi(
@@ -91,13 +141,13 @@ export const LookupWhoisQuery = z
   .object({ query: hostParam('example.com', 'Domain name or IPv4/IPv6 address to look up') })
   .strict();
 
-export const CheckSslCertificateQuery = z.object({ host: hostParam('example.com') }).strict();
+export const CheckSslCertificateQuery = z.object({ host: tlsTargetParam() }).strict();
 
 export const CheckSpfRecordQuery = z.object({ domain: domainParam('example.com') }).strict();
 
 export const CheckDmarcRecordQuery = z.object({ domain: domainParam('example.com') }).strict();
 
-export const CheckIpBlacklistQuery = z.object({ ip: ipParam('203.0.113.7') }).strict();
+export const CheckIpBlacklistQuery = z.object({ ip: ipParam('8.8.8.8') }).strict();
 
 export const LookupAsnQuery = z
   .object({
@@ -114,7 +164,7 @@ export const LookupAsnQuery = z
   })
   .strict();
 
-export const CheckHttp2SupportQuery = z.object({ host: hostParam('example.com') }).strict();
+export const CheckHttp2SupportQuery = z.object({ host: tlsTargetParam() }).strict();
 
 export const PingHostQuery = z
   .object({
@@ -158,12 +208,13 @@ export const InspectHttpHeadersQuery = z
         .trim()
         .max(2048)
         .url('must be an absolute http or https URL')
-        .refine((value) => /^https?:\/\//i.test(value), 'must be an absolute http or https URL'),
+        .refine((value) => /^https?:\/\//i.test(value), 'must be an absolute http or https URL')
+        .refine((value) => !/^https?:\/\/[^/?#]*@/i.test(value), 'must not contain credentials (user:password@)'),
       { example: 'https://example.com/' },
     )
       .optional()
       .describe(
-        'Absolute http(s) URL (at most 2048 characters) whose response headers to inspect; omit it to see the headers of your own request',
+        'Absolute http(s) URL (at most 2048 characters, any port, no user:password@) whose response headers to inspect; omit it to see the headers of your own request',
       ),
   })
   .strict();

@@ -70,20 +70,6 @@ describe('error responses are JSON {error, code}', () => {
     expect(error).toEqual({ code: 'validation', error: 'id: Invalid uuid' });
   });
 
-  it('answers a route not built yet with 501 not_implemented', async () => {
-    const response = await t.server.anonymous.call('lookupDns', { query: { domain: 'example.com' } });
-    expect(response.status).toBe(501);
-    expect(response.body).toEqual({
-      code: 'not_implemented',
-      error: 'This endpoint is part of the contract but not built yet',
-    });
-  });
-
-  it('answers a public route not built yet with 501 too', async () => {
-    const response = await t.server.anonymous.call('getMyIp');
-    expect(response.status).toBe(501);
-  });
-
   it('echoes a request id, or makes one', async () => {
     const given = await t.org.api.call('listFolders', { headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers.get('x-request-id')).toBe('trace-123');

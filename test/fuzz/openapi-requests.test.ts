@@ -4,8 +4,8 @@
  * and invalid ones (one mutation of a valid request: wrong types, missing or unknown fields, out-of-range
  * numbers, long strings, NUL, malformed JSON, wrong Content-Type, odd credentials), sent over HTTP to the
  * real app on a real database. Every answer must be declared by the operation, with a body matching the
- * contract for its status, never a 5xx (but 501 for routes not built and a receiver's failure as the
- * declared 502 of testWebhook), and every invalid request a 4xx.
+ * contract for its status, never a 5xx (but a receiver's failure as the declared 502 of testWebhook, and
+ * the network tools' declared 502 when the servers they ask are not there), and every invalid request a 4xx.
  *
  * Deterministic: a fixed seed per operation (FUZZ_SEED changes the base, FUZZ_RUNS the runs per kind);
  * fast-check prints the seed and the counterexample when a property fails.
@@ -14,13 +14,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationId } from '../../contract/routes';
+import { contractRoutes, type OperationId } from '../../contract/routes';
 import { parseCidr } from '../../server/ipam';
-import { listRoutes } from '../../server/routes';
+import { type DnsFixture, startDnsServer } from '../fixtures/dns';
 import { type ApiResponse, clientIp } from '../support/client';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
-import { route } from '../support/routes';
+import { declaredStatuses, route } from '../support/routes';
+import { testConfig } from '../support/server';
 import {
   type Auth,
   type Entity,
@@ -40,25 +41,45 @@ import {
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 
+/** The network tools' resolver: it knows no name (NXDOMAIN), so DNS-based tools answer without going out. */
+let dns: DnsFixture;
+beforeAll(async () => {
+  dns = await startDnsServer();
+});
+afterAll(() => dns?.close());
+
 const t = useTestServer(
-  {
+  () => ({
     config: {
+      tools: {
+        ...testConfig().tools,
+        recursiveResolver: { address: dns.address, port: dns.port },
+        dnsResolvers: [{ label: 'Fixture', address: dns.address, port: dns.port }],
+        propagationResolvers: [{ label: 'Fixture', address: dns.address, port: dns.port, location: 'Loopback' }],
+      },
       // Webhooks point at the receiver below, on loopback; any host name resolves there.
       outboundAllowCidrs: ['127.0.0.1/32'],
       // Stripe's webhook secret, so its events reach the signature check (no Stripe API: checkout answers 503).
       billing: { stripeWebhookSecret: 'whsec_fuzz', prices: {}, checkoutCooldownSeconds: 600 },
     },
     resolveHost: async () => ['127.0.0.1'],
-  },
+  }),
   { plan: 'enterprise', limits: { rate_limit: null } },
 );
 
 /**
- * Operations whose success needs what generated requests cannot have (test/api/billing.test.ts covers it):
- * a checkout needs a free organisation (this one is enterprise), the portal a Stripe customer, an event
- * Stripe's signature.
+ * Operations whose success needs what generated requests cannot have: a checkout needs a free organisation
+ * (this one is enterprise), the portal a Stripe customer, an event Stripe's signature (test/api/billing.test.ts
+ * covers them); whois, TLS and HTTP/2 checks a server on the other side (test/api/tools-*.test.ts).
  */
-const SUCCESS_ELSEWHERE = new Set(['createCheckoutSession', 'createPortalSession', 'receiveStripeEvent']);
+const SUCCESS_ELSEWHERE = new Set([
+  'createCheckoutSession',
+  'createPortalSession',
+  'receiveStripeEvent',
+  'lookupWhois',
+  'checkSslCertificate',
+  'checkHttp2Support',
+]);
 
 /** Answers webhook calls: 204, or 500 on a path with `fail` (testWebhook then answers its declared 502). */
 let receiver: Server;
@@ -66,11 +87,6 @@ const ctx: GenContext = { pools: emptyPools(), receiverUrl: '', ownerId: '' };
 const scopedKeys = new Map<string, string>();
 
 const ops = operations();
-const built = new Set<string>(
-  listRoutes()
-    .filter((r) => r.implemented)
-    .map((r) => r.id),
-);
 /** Deleting operations run last, so the others find the objects they name; addresses before their subnets. */
 const deletes = (op: Operation) => op.method === 'DELETE' || op.id === 'batchDeleteAddresses';
 const addresses = (op: Operation) => op.path.startsWith('/api/v1/addresses/');
@@ -83,7 +99,14 @@ const ordered = [
 ];
 
 /** 5xx answers that are an operation's declared report of something outside the server. */
-const EXTERNAL_5XX: Record<string, number[]> = { testWebhook: [502] };
+const EXTERNAL_5XX: Record<string, number[]> = {
+  testWebhook: [502],
+  ...Object.fromEntries(
+    contractRoutes
+      .filter((r) => r.resource === 'tools' && declaredStatuses(r.route).includes(502))
+      .map((r) => [r.id, [502]]),
+  ),
+};
 
 /** Statuses answered, per operation and kind, for the summary and the reach check. */
 const answered = new Map<string, number[]>();
@@ -244,10 +267,6 @@ async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
 /** The checks every answer passes; `invalid` answers must also be 4xx. */
 function check(op: Operation, kind: 'valid' | 'invalid', request: FuzzRequest, response: ApiResponse) {
   const where = `${op.id} ${kind}${request.mutation ? ` [${request.mutation}]` : ''} answered ${response.status}: ${response.text.slice(0, 300)}`;
-  if (!built.has(op.id) && response.status === 501) {
-    expect(response.body, where).toMatchObject({ code: 'not_implemented', error: expect.any(String) });
-    return;
-  }
   if (response.status >= 500) {
     const allowed = [...(EXTERNAL_5XX[op.id] ?? []), ...op.statuses.filter((s) => s === 503)];
     expect(allowed, `a 5xx: ${where}`).toContain(response.status);
@@ -323,7 +342,7 @@ async function runProperty(op: Operation, kind: 'valid' | 'invalid', arbitrary: 
 describe('every operation of the OpenAPI document', () => {
   it('is a route of the contract', () => {
     expect(ops.length).toBeGreaterThan(50);
-    const contractIds = new Set<string>(listRoutes().map((r) => r.id));
+    const contractIds = new Set<string>(contractRoutes.map((r) => r.id));
     expect(ops.map((op) => op.id).filter((id) => !contractIds.has(id))).toEqual([]);
   });
 
@@ -333,9 +352,9 @@ describe('every operation of the OpenAPI document', () => {
     if (hasInvalidForm(op)) await runProperty(op, 'invalid', invalidRequest(op, ctx));
   });
 
-  it('valid requests reach the handlers: each built operation succeeded at least once', () => {
+  it('valid requests reach the handlers: each operation succeeded at least once', () => {
     const neverSucceeded = ops
-      .filter((op) => built.has(op.id) && !SUCCESS_ELSEWHERE.has(op.id))
+      .filter((op) => !SUCCESS_ELSEWHERE.has(op.id))
       .filter((op) => !(answered.get(`${op.id} valid`) ?? []).some((s) => s < 400))
       .map((op) => `${op.id}: ${answered.get(`${op.id} valid`)?.join(' ')}`);
     expect(neverSucceeded).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * A representative tour of the implemented operations through the SDK, for the Prism validation proxy
+ * A representative tour of the operations through the SDK, for the Prism validation proxy
  * (prism-proxy.test.ts): every resource's reads and writes, and each error status the document declares
  * that a valid request can meet (Prism refuses a request that breaks the document before it reaches the
  * server, so the 400s here are business-rule ones).
@@ -112,6 +112,13 @@ export async function runTour({ server, client, hookUrl }: TourOptions): Promise
   await ok(api.webhooks.deliveries(hook.id, { limit: 10 }));
   await ok(api.webhooks.rotateSecret(hook.id));
   await ok(api.webhooks.delete(hook.id));
+
+  // Network tools that need no server on the other side: the caller's own address and request, a probe of a
+  // refused target, and the server's resolver (a closed port in tests) not answering.
+  await ok(api.tools.myIp());
+  await ok(api.tools.headers());
+  await fails(400, api.tools.ping({ host: '10.0.0.1' }));
+  await fails(502, api.tools.spf({ domain: 'example.com' }));
 
   // Error statuses a valid request can meet.
   await fails(404, api.folders.get(randomUUID()));

@@ -10,7 +10,6 @@ import {
   type Folder,
   type IpamClient,
   NotFoundError,
-  NotImplementedError,
   PermissionDeniedError,
   PlanLimitError,
   RateLimitError,
@@ -157,12 +156,6 @@ describe('error statuses throw typed errors', () => {
     expect(error.retryAfter).toBeGreaterThan(0);
     expect(error.rateLimit).toMatchObject({ limit: 1, remaining: 0 });
     expect(waits).toEqual([error.retryAfter! * 1000, error.retryAfter! * 1000]);
-  });
-
-  it('501: NotImplementedError for a route not built yet', async () => {
-    const { client } = await newClient();
-    const error = await rejection(client.tools.myIp(), NotImplementedError);
-    expect(error.code).toBe('not_implemented');
   });
 });
 

@@ -53,8 +53,12 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     tools: {
       dnsResolvers: [],
       propagationResolvers: [],
+      // A closed port: the server's own DNS questions fail at once (502) unless a test starts a resolver.
+      recursiveResolver: { address: '127.0.0.1', port: 9 },
       whoisRoot: { host: '127.0.0.1', port: 9 },
+      rdapUrl: 'http://127.0.0.1:9',
       tracerouteBin: 'traceroute',
+      maxConcurrentRuns: 32,
     },
     ...overrides,
   };

@@ -1,5 +1,15 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POOL_SIZE, DEFAULT_SHUTDOWN_TIMEOUT_MS, loadConfig } from '../../server/config';
+import {
+  DEFAULT_DNS_RESOLVERS,
+  DEFAULT_POOL_SIZE,
+  DEFAULT_PROPAGATION_RESOLVERS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  loadConfig,
+} from '../../server/config';
 
 describe('configuration from the environment', () => {
   it('keeps DEFAULT_POOL_SIZE connections to a PostgreSQL server unless told', () => {
@@ -91,5 +101,107 @@ describe('operations settings', () => {
     'null',
   ])('refuses CORS_ORIGINS=%s', (value) => {
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS entry .* is not an exact origin/);
+  });
+});
+
+describe('network tools settings', () => {
+  it('defaults to 3 public resolvers for /tools/dns, 8 for propagation, the system resolver and IANA whois', () => {
+    const { tools } = loadConfig({});
+    expect(tools.dnsResolvers).toEqual(DEFAULT_DNS_RESOLVERS);
+    expect(tools.dnsResolvers).toHaveLength(3);
+    expect(tools.propagationResolvers).toEqual(DEFAULT_PROPAGATION_RESOLVERS);
+    expect(tools.propagationResolvers).toHaveLength(8);
+    expect(tools.recursiveResolver).toBeUndefined();
+    expect(tools.whoisRoot).toEqual({ host: 'whois.iana.org', port: 43 });
+    expect(tools.tracerouteBin).toBe('traceroute');
+    expect(tools.extraCa).toBeUndefined();
+  });
+
+  it('takes resolver lists as JSON, port 53 unless given', () => {
+    const value = JSON.stringify([
+      { label: 'Local', address: '127.0.0.1', port: 5353, location: 'Here' },
+      { label: 'Six', address: '::1' },
+    ]);
+    expect(loadConfig({ TOOLS_DNS_RESOLVERS: value }).tools.dnsResolvers).toEqual([
+      { label: 'Local', address: '127.0.0.1', port: 5353, location: 'Here' },
+      { label: 'Six', address: '::1', port: 53 },
+    ]);
+  });
+
+  it.each([
+    'not json',
+    '[]',
+    '{}',
+    '[{"label":"x"}]',
+    '[{"label":"x","address":"dns.example"}]',
+    '[{"label":"","address":"1.1.1.1"}]',
+    '[{"label":"x","address":"1.1.1.1","port":0}]',
+    '[{"label":"x","address":"1.1.1.1","port":65536}]',
+  ])('refuses TOOLS_PROPAGATION_RESOLVERS=%s, naming the variable', (value) => {
+    expect(() => loadConfig({ TOOLS_PROPAGATION_RESOLVERS: value })).toThrow(/TOOLS_PROPAGATION_RESOLVERS/);
+  });
+
+  it('takes host[:port] for the recursive resolver and the whois root, IPv6 in brackets', () => {
+    const { tools } = loadConfig({ TOOLS_RECURSIVE_RESOLVER: '[::1]:5353', TOOLS_WHOIS_ROOT: 'whois.test:4343' });
+    expect(tools.recursiveResolver).toEqual({ address: '::1', port: 5353 });
+    expect(tools.whoisRoot).toEqual({ host: 'whois.test', port: 4343 });
+    expect(loadConfig({ TOOLS_RECURSIVE_RESOLVER: '10.0.0.53' }).tools.recursiveResolver).toEqual({
+      address: '10.0.0.53',
+      port: 53,
+    });
+  });
+
+  it.each(['10.0.0.53:0', '10.0.0.53:70000', '::1:53', 'a:b:c'])('refuses TOOLS_RECURSIVE_RESOLVER=%s', (value) => {
+    expect(() => loadConfig({ TOOLS_RECURSIVE_RESOLVER: value })).toThrow(/TOOLS_RECURSIVE_RESOLVER must be/);
+  });
+
+  it('caps tool requests at once at 32 unless TOOLS_MAX_CONCURRENT says otherwise, from 1 to 10,000', () => {
+    expect(loadConfig({}).tools.maxConcurrentRuns).toBe(32);
+    expect(loadConfig({ TOOLS_MAX_CONCURRENT: '1' }).tools.maxConcurrentRuns).toBe(1);
+    expect(loadConfig({ TOOLS_MAX_CONCURRENT: '10000' }).tools.maxConcurrentRuns).toBe(10_000);
+  });
+
+  it.each(['0', '10001', '2.5', 'many'])('refuses TOOLS_MAX_CONCURRENT=%s', (value) => {
+    expect(() => loadConfig({ TOOLS_MAX_CONCURRENT: value })).toThrow(/TOOLS_MAX_CONCURRENT must be a whole number/);
+  });
+
+  it('takes an RDAP base URL without its trailing slash, https://rdap.org unless set', () => {
+    expect(loadConfig({}).tools.rdapUrl).toBe('https://rdap.org');
+    expect(loadConfig({ TOOLS_RDAP_URL: 'http://127.0.0.1:8080/rdap/' }).tools.rdapUrl).toBe(
+      'http://127.0.0.1:8080/rdap',
+    );
+  });
+
+  it.each(['ftp://rdap.test', 'rdap.org', 'not a url'])('refuses TOOLS_RDAP_URL=%s', (value) => {
+    expect(() => loadConfig({ TOOLS_RDAP_URL: value })).toThrow(/TOOLS_RDAP_URL must be/);
+  });
+
+  describe('TOOLS_EXTRA_CA_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ipam-ca-'));
+    const file = (name: string, content: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    };
+
+    it('is read at startup into the trust anchors', () => {
+      const pem = rootCertificates[0] ?? '';
+      expect(loadConfig({ TOOLS_EXTRA_CA_FILE: file('ca.pem', pem) }).tools.extraCa).toBe(pem);
+    });
+
+    it('stops the start when the file cannot be read', () => {
+      expect(() => loadConfig({ TOOLS_EXTRA_CA_FILE: join(dir, 'missing.pem') })).toThrow(
+        /TOOLS_EXTRA_CA_FILE cannot be read/,
+      );
+    });
+
+    it.each([
+      ['no certificate', 'hello'],
+      ['a broken certificate', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'],
+    ])('stops the start when the file holds %s', (_name, content) => {
+      expect(() => loadConfig({ TOOLS_EXTRA_CA_FILE: file('bad.pem', content) })).toThrow(
+        /TOOLS_EXTRA_CA_FILE must hold PEM certificates/,
+      );
+    });
   });
 });

@@ -120,43 +120,55 @@ function decoded(buffer: Buffer): DecodedPacket | undefined {
   }
 }
 
-function overUdp(server: DnsServer, query: Packet, deadline: number): Promise<DecodedPacket> {
+/**
+ * One question and its answer over a socket `open` sets up: settled once, by the answer, an error or the
+ * deadline, and the socket closed then (`open` returns how to close it).
+ */
+function exchange(
+  server: DnsServer,
+  deadline: number,
+  open: (finish: (outcome: DecodedPacket | Error) => void, settled: () => boolean) => () => void,
+): Promise<DecodedPacket> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket(isIPv6(server.address) ? 'udp6' : 'udp4');
+    let done = false;
+    const finish = (outcome: DecodedPacket | Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      close();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
     const timer = setTimeout(
       () => finish(new DnsUnreachable(`${label(server)} did not answer in time`)),
       remaining(deadline),
     );
-    const finish = (outcome: DecodedPacket | Error) => {
-      clearTimeout(timer);
-      socket.close();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
+    const close = open(finish, () => done);
+  });
+}
+
+function overUdp(server: DnsServer, query: Packet, deadline: number): Promise<DecodedPacket> {
+  return exchange(server, deadline, (finish, settled) => {
+    // A connected socket: the kernel drops datagrams from anyone else, and a closed port (ICMP unreachable)
+    // fails at once with ECONNREFUSED instead of waiting for the deadline.
+    const socket = dgram.createSocket(isIPv6(server.address) ? 'udp6' : 'udp4');
     socket.on('error', (error) => finish(new DnsUnreachable(`${label(server)}: ${error.message}`)));
     socket.on('message', (message, from) => {
       if (from.port !== server.port || !sameAddress(from.address, server.address)) return;
       const packet = decoded(message);
       if (packet && matches(query, packet)) finish(packet);
     });
-    socket.send(dnsPacket.encode(query), server.port, server.address);
+    socket.connect(server.port, server.address, () => {
+      if (!settled()) socket.send(dnsPacket.encode(query));
+    });
+    return () => socket.close();
   });
 }
 
 function overTcp(server: DnsServer, query: Packet, deadline: number): Promise<DecodedPacket> {
-  return new Promise((resolve, reject) => {
+  return exchange(server, deadline, (finish) => {
     const socket = new Socket();
     let buffered = Buffer.alloc(0);
-    const timer = setTimeout(
-      () => finish(new DnsUnreachable(`${label(server)} did not answer in time`)),
-      remaining(deadline),
-    );
-    const finish = (outcome: DecodedPacket | Error) => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
     socket.on('error', (error) => finish(new DnsUnreachable(`${label(server)}: ${error.message}`)));
     socket.on('close', () => finish(new DnsUnreachable(`${label(server)} closed the connection`)));
     socket.on('data', (chunk) => {
@@ -170,6 +182,7 @@ function overTcp(server: DnsServer, query: Packet, deadline: number): Promise<De
       );
     });
     socket.connect(server.port, server.address, () => socket.write(dnsPacket.streamEncode(query)));
+    return () => socket.destroy();
   });
 }
 
@@ -188,8 +201,15 @@ function records(answers: Answer[] | undefined): DnsRecord[] {
 
 const fqdn = (name: string) => (name === '' || name.endsWith('.') ? name || '.' : `${name}.`);
 
-/** A record's data as text: what `dig +short` shows, but TXT strings joined rather than quoted. */
+/**
+ * A record's data as text: what `dig +short` shows, but TXT strings joined rather than quoted. Remote data is
+ * untrusted: control characters (in TXT strings or in labels) are written as `\DDD`, as in zone files.
+ */
 function presentation(type: string, data: unknown): string {
+  return rawPresentation(type, data).replace(/\p{Cc}/gu, (c) => `\\${String(c.charCodeAt(0)).padStart(3, '0')}`);
+}
+
+function rawPresentation(type: string, data: unknown): string {
   switch (type) {
     case 'A':
     case 'AAAA':

@@ -24,24 +24,23 @@ const callerOf = (req: { ip?: string; method: string; httpVersion: string; heade
 
 export const toolsRouter = (context: ServerContext) => {
   const tools = toolsOf(context);
+  /** A 200 with what `run` finds, run within the cap on tool requests at once. */
+  const answer = async <T>(run: () => Promise<T>) => ({ status: 200 as const, body: await tools.limited(run) });
   return s.router(contract.tools, {
-    lookupDns: async ({ query }) => ({ status: 200, body: await lookupDns(tools, query) }),
-    checkDnsPropagation: async ({ query }) => ({ status: 200, body: await checkDnsPropagation(tools, query) }),
-    lookupReverseDns: async ({ query }) => ({ status: 200, body: await lookupReverseDns(tools, query) }),
-    lookupWhois: async ({ query }) => ({ status: 200, body: await lookupWhois(tools, query) }),
-    checkSslCertificate: async ({ query }) => ({ status: 200, body: await checkSslCertificate(tools, query) }),
-    checkSpfRecord: async ({ query }) => ({ status: 200, body: await checkSpfRecord(tools, query) }),
-    checkDmarcRecord: async ({ query }) => ({ status: 200, body: await checkDmarcRecord(tools, query) }),
-    checkIpBlacklist: async ({ query }) => ({ status: 200, body: await checkIpBlacklist(tools, query) }),
-    lookupAsn: async ({ query }) => ({ status: 200, body: await lookupAsn(tools, query) }),
-    checkHttp2Support: async ({ query }) => ({ status: 200, body: await checkHttp2Support(tools, query) }),
-    pingHost: async ({ query }) => ({ status: 200, body: await pingHost(tools, query) }),
-    scanPorts: async ({ query }) => ({ status: 200, body: await scanPorts(tools, query) }),
-    traceRoute: async ({ query }) => ({ status: 200, body: await traceRoute(tools, query) }),
-    getMyIp: async ({ req }) => ({ status: 200, body: await myIp(tools, callerOf(req)) }),
-    inspectHttpHeaders: async ({ req, query }) => ({
-      status: 200,
-      body: await inspectHeaders(tools, query, callerOf(req)),
-    }),
+    lookupDns: ({ query }) => answer(() => lookupDns(tools, query)),
+    checkDnsPropagation: ({ query }) => answer(() => checkDnsPropagation(tools, query)),
+    lookupReverseDns: ({ query }) => answer(() => lookupReverseDns(tools, query)),
+    lookupWhois: ({ query }) => answer(() => lookupWhois(tools, query)),
+    checkSslCertificate: ({ query }) => answer(() => checkSslCertificate(tools, query)),
+    checkSpfRecord: ({ query }) => answer(() => checkSpfRecord(tools, query)),
+    checkDmarcRecord: ({ query }) => answer(() => checkDmarcRecord(tools, query)),
+    checkIpBlacklist: ({ query }) => answer(() => checkIpBlacklist(tools, query)),
+    lookupAsn: ({ query }) => answer(() => lookupAsn(tools, query)),
+    checkHttp2Support: ({ query }) => answer(() => checkHttp2Support(tools, query)),
+    pingHost: ({ query }) => answer(() => pingHost(tools, query)),
+    scanPorts: ({ query }) => answer(() => scanPorts(tools, query)),
+    traceRoute: ({ query }) => answer(() => traceRoute(tools, query)),
+    getMyIp: ({ req }) => answer(() => myIp(tools, callerOf(req))),
+    inspectHttpHeaders: ({ req, query }) => answer(() => inspectHeaders(tools, query, callerOf(req))),
   });
 };

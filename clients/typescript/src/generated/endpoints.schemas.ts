@@ -27,7 +27,7 @@ export interface MessageResponse {
 export interface ApiError {
   /** Human-readable message naming the problem (the field, the limit, the conflicting network …) */
   error: string;
-  /** Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, not_implemented … */
+  /** Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, upstream_failed, unavailable … */
   code: string;
 }
 
@@ -2059,18 +2059,18 @@ export interface ActivityFilters {
  * The answer of one resolver
  */
 export interface ToolsDnsResult {
-  /** Address of the resolver or nameserver that answered, e.g. 1.1.1.1 */
+  /** Address of the resolver asked (with `authoritative=true`: of the nameserver asked), e.g. 1.1.1.1 */
   resolver: string;
-  /** Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.` */
+  /** Record data in presentation format (e.g. `10 mail.example.com.` for MX, a TXT record’s strings joined), distinct, at most 100, each cut at 2048 characters; control characters are written `\DDD`. Empty when the name has no such records or the resolver did not answer. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.` */
   records: string[];
   /**
-   * TTL in seconds of the answer; null when there was no answer
+   * Smallest TTL in seconds of the records; null when there are none
    * @minimum 0
    * @nullable
    */
   ttl: number | null;
   /**
-   * Time the resolver took to answer, in milliseconds
+   * Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited
    * @minimum 0
    */
   response_time_ms: number;
@@ -2100,7 +2100,7 @@ export interface ToolsDnsLookup {
   domain: string;
   /** Record type queried; `ALL` when `all=true` */
   type: ToolsDnsLookupType;
-  /** One entry for each of 3 independent public resolvers (or the authoritative nameservers) */
+  /** One entry for each of 3 independent public resolvers, in their configured order (with `authoritative=true`: one for each nameserver asked, at most 4) */
   results: ToolsDnsResult[];
 }
 
@@ -2108,24 +2108,24 @@ export interface ToolsDnsLookup {
  * The answer of one resolver, with its name and location
  */
 export interface ToolsDnsPropagationResult {
-  /** Address of the resolver or nameserver that answered, e.g. 1.1.1.1 */
+  /** Address of the resolver asked (with `authoritative=true`: of the nameserver asked), e.g. 1.1.1.1 */
   resolver: string;
-  /** Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.` */
+  /** Record data in presentation format (e.g. `10 mail.example.com.` for MX, a TXT record’s strings joined), distinct, at most 100, each cut at 2048 characters; control characters are written `\DDD`. Empty when the name has no such records or the resolver did not answer. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.` */
   records: string[];
   /**
-   * TTL in seconds of the answer; null when there was no answer
+   * Smallest TTL in seconds of the records; null when there are none
    * @minimum 0
    * @nullable
    */
   ttl: number | null;
   /**
-   * Time the resolver took to answer, in milliseconds
+   * Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited
    * @minimum 0
    */
   response_time_ms: number;
   /** Name of the resolver, e.g. Cloudflare */
   label: string;
-  /** Where the resolver is, e.g. Sydney, AU */
+  /** Where the resolver is, e.g. Sydney, AU; `Unknown` when not configured */
   location: string;
 }
 
@@ -2160,9 +2160,9 @@ export interface ToolsDnsPropagation {
  * One PTR name
  */
 export interface ToolsRdnsName {
-  /** Host name from the PTR record */
+  /** Host name from the PTR record, without the trailing dot */
   name: string;
-  /** Forward-confirmed: the name resolves back to the queried IP */
+  /** Forward-confirmed: the name’s A or AAAA records contain the queried IP (compared as addresses) */
   fcrdns_valid: boolean;
 }
 
@@ -2174,14 +2174,14 @@ export interface ToolsRdnsLookup {
   ip: string;
   /** The reverse name queried, in in-addr.arpa or ip6.arpa */
   arpa_query: string;
-  /** PTR names; empty when there is no PTR record */
+  /** PTR names (at most 10); empty when there is no PTR record */
   names: ToolsRdnsName[];
-  /** Nameservers authoritative for the reverse zone */
+  /** Nameservers of the closest zone enclosing the reverse name, sorted, without trailing dots; empty when none is found */
   authoritative_ns: string[];
 }
 
 /**
- * Fields extracted from the answer, present when found. For domains: registrar, created, expires, expires_in_days, updated, nameservers (array), status (array). For IPs: cidr, net_name, organization, abuse_contact
+ * Fields extracted from the answer, each present only when found. For domains: registrar, created, expires and updated (ISO 8601 in UTC when the registry’s date could be read, else as written), expires_in_days (whole days from now, negative once expired), nameservers (lower-case, unique), status (EPP codes as listed). For IPs: cidr (of the most specific network; several comma-separated when a range is not one block), net_name, organization, abuse_contact (an e-mail address)
  */
 export type ToolsWhoisLookupParsed = { [key: string]: unknown };
 
@@ -2189,11 +2189,11 @@ export type ToolsWhoisLookupParsed = { [key: string]: unknown };
  * WHOIS lookup result
  */
 export interface ToolsWhoisLookup {
-  /** The domain or IP queried */
+  /** The domain or IP queried, as given */
   query: string;
-  /** The WHOIS answer as received */
+  /** The most specific WHOIS answer received (control characters but newline and tab removed, at most 256 KB); the RDAP JSON text when RDAP answered instead */
   raw: string;
-  /** Fields extracted from the answer, present when found. For domains: registrar, created, expires, expires_in_days, updated, nameservers (array), status (array). For IPs: cidr, net_name, organization, abuse_contact */
+  /** Fields extracted from the answer, each present only when found. For domains: registrar, created, expires and updated (ISO 8601 in UTC when the registry’s date could be read, else as written), expires_in_days (whole days from now, negative once expired), nameservers (lower-case, unique), status (EPP codes as listed). For IPs: cidr (of the most specific network; several comma-separated when a range is not one block), net_name, organization, abuse_contact (an e-mail address) */
   parsed: ToolsWhoisLookupParsed;
 }
 
@@ -2201,11 +2201,11 @@ export interface ToolsWhoisLookup {
  * One certificate of the presented chain
  */
 export interface ToolsSslCertificate {
-  /** Subject distinguished name (or its common name) */
+  /** Subject distinguished name, e.g. `CN=www.example.org, O=Example Inc.` */
   subject: string;
-  /** Issuer distinguished name (or its common name) */
+  /** Issuer distinguished name, e.g. `CN=DigiCert Global G3 TLS ECC SHA384 2020 CA1` */
   issuer: string;
-  /** Subject alternative names */
+  /** Subject alternative names: the DNS names and IP addresses (other kinds are left out) */
   sans: string[];
   /** Start of the validity window */
   not_before: string;
@@ -2221,20 +2221,20 @@ export interface ToolsSslCertificate {
  * TLS certificate check result
  */
 export interface ToolsSslCheck {
-  /** The host checked (port 443) */
+  /** The host checked, as given (with the port when one was given, e.g. example.com:8443) */
   host: string;
   /** Negotiated protocol, e.g. TLSv1.3 */
   tls_version: string;
-  /** Negotiated cipher suite */
+  /** Negotiated cipher suite (IANA name), e.g. TLS_AES_256_GCM_SHA384 */
   cipher_suite: string;
-  /** The chain verifies against the public trust store for this host name */
+  /** The chain verifies up to a root of the public trust store (plus the operator’s extra trust anchors) and the leaf is valid for the host name, or the IP address when one was given. False for an expired or not yet valid certificate, an incomplete chain, an untrusted or self-signed root, or a certificate for another name */
   chain_valid: boolean;
-  /** The presented chain, leaf first */
+  /** The presented chain, leaf first, each certificate followed by its issuer (at most 10); the root is included when the trust store holds it */
   certificates: ToolsSslCertificate[];
 }
 
 /**
- * + pass, - fail, ~ softfail, ? neutral
+ * + pass (the default when none is written; always + for a modifier), - fail, ~ softfail, ? neutral
  */
 export type ToolsSpfMechanismQualifier = (typeof ToolsSpfMechanismQualifier)[keyof typeof ToolsSpfMechanismQualifier];
 
@@ -2249,12 +2249,12 @@ export const ToolsSpfMechanismQualifier = {
  * One term of the SPF record
  */
 export interface ToolsSpfMechanism {
-  /** + pass, - fail, ~ softfail, ? neutral */
+  /** + pass (the default when none is written; always + for a modifier), - fail, ~ softfail, ? neutral */
   qualifier: ToolsSpfMechanismQualifier;
   /** Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp … */
   mechanism: string;
   /**
-   * Argument after `:` or `=`; null when there is none
+   * Argument after `:` or `=` (or the CIDR lengths such as `/24` of a bare a/mx); null when none
    * @nullable
    */
   value: string | null;
@@ -2278,17 +2278,17 @@ export interface ToolsSpfCheck {
   domain: string;
   /** A `v=spf1` TXT record exists */
   found: boolean;
-  /** Exactly one record, syntactically valid, within the lookup limit */
+  /** Exactly one record with no errors: syntax, lookup and void-lookup limits, loops, MX targets */
   valid: boolean;
   /**
-   * The SPF record; null when not found
+   * The SPF record (the first one when several); null when not found
    * @nullable
    */
   raw: string | null;
-  /** Mechanisms of the SPF record in order, e.g. include:_spf.google.com */
+  /** Terms of the SPF record in order, mechanisms and modifiers, e.g. include:_spf.google.com */
   mechanisms: ToolsSpfMechanism[];
   /**
-   * DNS-querying terms counted, includes followed
+   * DNS-querying terms (include, a, mx, ptr, exists, redirect) counted through includes and redirects; once over the limit no further record is fetched, so the count is what the records fetched hold
    * @minimum 0
    */
   dns_lookup_count: number;
@@ -2301,7 +2301,7 @@ export interface ToolsSpfCheck {
 }
 
 /**
- * Every tag of the record, name → value
+ * Every tag of the record, lower-case name → value as written
  */
 export type ToolsDmarcCheckTags = { [key: string]: unknown };
 
@@ -2311,17 +2311,17 @@ export type ToolsDmarcCheckTags = { [key: string]: unknown };
 export interface ToolsDmarcCheck {
   /** Domain checked, e.g. example.com */
   domain: string;
-  /** A `v=DMARC1` TXT record exists at `_dmarc.<domain>` */
+  /** A `v=DMARC1` TXT record exists at `_dmarc.<domain>`, or else at its organisational domain’s */
   found: boolean;
-  /** Whether a valid DMARC record was found */
+  /** Exactly one record was found and it has no errors */
   valid: boolean;
   /**
-   * `p` tag: none, quarantine or reject; null when absent
+   * `p` tag: none, quarantine or reject; null when absent or invalid
    * @nullable
    */
   policy: string | null;
   /**
-   * `sp` tag; null when absent
+   * `sp` tag, or `p` when sp is absent (subdomains inherit it); null when not found or invalid
    * @nullable
    */
   subdomain_policy: string | null;
@@ -2330,7 +2330,7 @@ export interface ToolsDmarcCheck {
    * @nullable
    */
   raw: string | null;
-  /** Every tag of the record, name → value */
+  /** Every tag of the record, lower-case name → value as written */
   tags: ToolsDmarcCheckTags;
   /** Problems that do not invalidate the record */
   warnings: string[];
@@ -2346,8 +2346,11 @@ export interface ToolsBlacklistResult {
   list: string;
   /** DNS zone queried */
   zone: string;
-  /** Whether the address is listed on this blocklist */
-  listed: boolean;
+  /**
+   * Whether the address is listed on this blocklist; null when unknown (no answer in time, a DNS error, or a refusal code such as Spamhaus’ 127.255.255.x)
+   * @nullable
+   */
+  listed: boolean | null;
 }
 
 /**
@@ -2357,7 +2360,7 @@ export interface ToolsBlacklistCheck {
   /** The IP checked */
   ip: string;
   /**
-   * Number of blocklists listing the IP
+   * Number of blocklists listing the IP (`listed: true`; unknown results are not counted)
    * @minimum 0
    */
   listed_count: number;
@@ -2384,7 +2387,7 @@ export const ToolsAsnLookupType = {
  * ASN lookup result
  */
 export interface ToolsAsnLookup {
-  /** The IP or AS number queried */
+  /** The IP or AS number queried, as given */
   query: string;
   /** Whether the query was an IP or an AS number */
   type: ToolsAsnLookupType;
@@ -2400,7 +2403,7 @@ export interface ToolsAsnLookup {
    */
   as_name: string | null;
   /**
-   * Announced prefix (CIDR) containing the IP
+   * Announced prefix (CIDR) containing the IP (from RDAP: the registered network); null for an AS number
    * @nullable
    */
   prefix: string | null;
@@ -2425,21 +2428,21 @@ export interface ToolsAsnLookup {
  * HTTP protocol support check result
  */
 export interface ToolsHttp2Check {
-  /** Host checked, e.g. example.com */
+  /** Host checked, as given (with the port when one was given), e.g. example.com */
   host: string;
-  /** HTTP/1.1 is offered */
+  /** HTTP/1.1 is offered: chosen by ALPN when h2 and http/1.1 were offered, or accepted in a second handshake offering only http/1.1 (a server without ALPN speaks HTTP/1.1) */
   http11: boolean;
-  /** HTTP/2 is offered (ALPN h2) */
+  /** HTTP/2 is offered: the server chose h2 by ALPN */
   http2: boolean;
-  /** An `Alt-Svc` header advertises HTTP/3 (h3) */
+  /** The `Alt-Svc` header of the response to `GET /` advertises HTTP/3 (h3 or a draft h3-NN) */
   http3_advertised: boolean;
   /**
-   * Protocol chosen by ALPN, e.g. h2; null when none
+   * Protocol chosen by ALPN when h2 and http/1.1 are offered, e.g. h2; null when none
    * @nullable
    */
   alpn_negotiated: string | null;
   /**
-   * Negotiated TLS version; null when TLS failed
+   * Negotiated TLS version; null when the TLS handshake failed (the host accepted the connection but not TLS: every other field is then false or null)
    * @nullable
    */
   tls_version: string | null;
@@ -2455,10 +2458,10 @@ export interface ToolsPingResult {
    * @maximum 65535
    */
   port: number;
-  /** A TCP connection was accepted */
+  /** A TCP connection was accepted within 3 seconds */
   open: boolean;
   /**
-   * TCP connect time in milliseconds; null when not open
+   * TCP connect time in milliseconds (0.1 ms precision); null when not open
    * @minimum 0
    * @nullable
    */
@@ -2471,9 +2474,9 @@ export interface ToolsPingResult {
 export interface ToolsPing {
   /** Host probed, e.g. example.com */
   host: string;
-  /** The address the host resolved to and that was probed */
+  /** The address probed: the host when it is an IP address, else the first IPv4 address its name resolves to (its first address when it has no IPv4 one) */
   ip: string;
-  /** One result per probe, in order */
+  /** One result per port probed: the port given, or 80 then 443 */
   results: ToolsPingResult[];
   /** RFC 3339 UTC timestamp */
   checked_at: string;
@@ -2489,14 +2492,14 @@ export interface ToolsPortResult {
    * @maximum 65535
    */
   port: number;
-  /** Usual service on the port, e.g. https; `unknown` when none */
+  /** Usual service on the port, e.g. https; `unknown` when the port has no well-known use */
   service: string;
-  /** Group of the service, e.g. web, mail, database, remote */
+  /** Group of the service: web, mail, database, remote, file, dns, directory or messaging; `unknown` with an unknown service */
   category: string;
-  /** Whether the port accepted a connection */
+  /** Whether the port accepted a connection within 2 seconds */
   open: boolean;
   /**
-   * TCP connect time in milliseconds; omitted for closed ports
+   * TCP connect time in milliseconds (0.1 ms precision); omitted for closed ports
    * @minimum 0
    */
   latency_ms?: number;
@@ -2518,7 +2521,7 @@ export interface ToolsPortScan {
    * @minimum 0
    */
   total: number;
-  /** One result per port scanned */
+  /** One result per port scanned, in the order asked */
   results: ToolsPortResult[];
 }
 
@@ -2532,7 +2535,7 @@ export interface ToolsTracerouteHop {
    */
   hop: number;
   /**
-   * Address that answered; null for an unresponsive hop
+   * First address that answered the hop’s probes (a balanced route may answer from several); null for an unresponsive hop
    * @nullable
    */
   ip: string | null;
@@ -2543,13 +2546,13 @@ export interface ToolsTracerouteHop {
    */
   rtt1_ms: number | null;
   /**
-   * Round-trip time of the second probe
+   * Round-trip time of the second probe in milliseconds; null when unanswered
    * @minimum 0
    * @nullable
    */
   rtt2_ms: number | null;
   /**
-   * Round-trip time of the third probe
+   * Round-trip time of the third probe in milliseconds; null when unanswered
    * @minimum 0
    * @nullable
    */
@@ -2562,9 +2565,9 @@ export interface ToolsTracerouteHop {
 export interface ToolsTraceroute {
   /** Host traced, e.g. example.com */
   host: string;
-  /** The address the host resolved to */
+  /** The address traced: the host when it is an IP address, else the first IPv4 address its name resolves to (its first address when it has no IPv4 one) */
   ip: string;
-  /** Hops on the route, nearest first */
+  /** Hops on the route, nearest first, at most 20 */
   hops: ToolsTracerouteHop[];
 }
 
@@ -2572,18 +2575,18 @@ export interface ToolsTraceroute {
  * The caller’s IP address
  */
 export interface ToolsMyIp {
-  /** The caller’s public IP address as seen by the service */
+  /** The caller’s IP address as seen by the service (through a trusted proxy) */
   ip: string;
-  /** ISO 3166-1 alpha-2 country code; omitted when unknown */
+  /** ISO 3166-1 alpha-2 code of the country the address block is registered in (Team Cymru’s IP-to-ASN data; not geolocation); omitted when unknown */
   country?: string;
-  /** Hosting provider or data centre of the address; omitted when unknown */
+  /** Name of the network (autonomous system) announcing the address, e.g. a hosting provider’s (Team Cymru’s IP-to-ASN data); omitted when unknown */
   datacenter?: string;
-  /** Reverse DNS name of the address; omitted when there is none */
+  /** Reverse DNS (PTR) name of the address that resolves back to it; omitted when there is none */
   hostname?: string;
 }
 
 /**
- * Headers of the caller’s request, lower-case name → value
+ * Headers of the caller’s request as the service received them (a proxy in front may add some), lower-case name → value; the values of Authorization, Proxy-Authorization and Cookie are replaced by `[redacted]`
  */
 export type ToolsRequestHeadersHeaders = { [key: string]: unknown };
 
@@ -2591,7 +2594,7 @@ export type ToolsRequestHeadersHeaders = { [key: string]: unknown };
  * The caller’s own request (answered when `url` is omitted)
  */
 export interface ToolsRequestHeaders {
-  /** Headers of the caller’s request, lower-case name → value */
+  /** Headers of the caller’s request as the service received them (a proxy in front may add some), lower-case name → value; the values of Authorization, Proxy-Authorization and Cookie are replaced by `[redacted]` */
   headers: ToolsRequestHeadersHeaders;
   /** HTTP method of the caller’s request */
   method: string;
@@ -2613,7 +2616,7 @@ export interface ToolsSecurityHeader {
 }
 
 /**
- * Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), x_frame_options, x_content_type_options, referrer_policy, permissions_policy
+ * Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), x_frame_options, x_content_type_options, referrer_policy, permissions_policy. HSTS counts only over https (browsers ignore it over plain http): for an http URL `hsts` is reported absent
  */
 export interface ToolsSecurityChecklist {
   hsts: ToolsSecurityHeader;
@@ -2625,7 +2628,7 @@ export interface ToolsSecurityChecklist {
 }
 
 /**
- * Headers of the remote response, lower-case name → value
+ * Headers of that response, lower-case name → value (a string; `set-cookie` is a list of strings). At most 100 headers, each value cut at 1024 characters, control characters removed
  */
 export type ToolsRemoteHeadersHeaders = { [key: string]: unknown };
 
@@ -2633,15 +2636,15 @@ export type ToolsRemoteHeadersHeaders = { [key: string]: unknown };
  * A remote site’s response headers (answered when `url` is given)
  */
 export interface ToolsRemoteHeaders {
-  /** The URL requested (redirects are not followed) */
+  /** The URL whose response is reported: the one given, or where its redirects led */
   url: string;
   /**
-   * HTTP status of the remote response
+   * HTTP status of that response
    * @minimum 100
    * @maximum 599
    */
   status: number;
-  /** Headers of the remote response, lower-case name → value */
+  /** Headers of that response, lower-case name → value (a string; `set-cookie` is a list of strings). At most 100 headers, each value cut at 1024 characters, control characters removed */
   headers: ToolsRemoteHeadersHeaders;
   security_checklist: ToolsSecurityChecklist;
 }
@@ -3055,10 +3058,9 @@ export type LookupWhoisParams = {
 
 export type CheckSslCertificateParams = {
   /**
-   * Hostname or IPv4/IPv6 address (at most 253 characters)
+   * Hostname or IPv4/IPv6 address, optionally with a TCP port (1 to 65535, default 443): `example.com`, `example.com:8443`, `192.0.2.1:8443`, `2001:db8::1` or `[2001:db8::1]:8443`
    * @minLength 1
-   * @maxLength 253
-   * @pattern ^(?:(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$
+   * @maxLength 261
    */
   host: string;
 };
@@ -3101,10 +3103,9 @@ export type LookupAsnParams = {
 
 export type CheckHttp2SupportParams = {
   /**
-   * Hostname or IPv4/IPv6 address (at most 253 characters)
+   * Hostname or IPv4/IPv6 address, optionally with a TCP port (1 to 65535, default 443): `example.com`, `example.com:8443`, `192.0.2.1:8443`, `2001:db8::1` or `[2001:db8::1]:8443`
    * @minLength 1
-   * @maxLength 253
-   * @pattern ^(?:(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$
+   * @maxLength 261
    */
   host: string;
 };
@@ -3152,7 +3153,7 @@ export type TraceRouteParams = {
 
 export type InspectHttpHeadersParams = {
   /**
-   * Absolute http(s) URL (at most 2048 characters) whose response headers to inspect; omit it to see the headers of your own request
+   * Absolute http(s) URL (at most 2048 characters, any port, no user:password@) whose response headers to inspect; omit it to see the headers of your own request
    * @maxLength 2048
    */
   url?: string;

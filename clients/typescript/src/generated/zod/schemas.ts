@@ -3508,7 +3508,7 @@ export const ExportActivityQueryParams = zod
 export const ExportActivityResponse = zod.unknown();
 
 /**
- * Queries `domain` for records of `type` (default A) at 3 independent public resolvers, one result each; with `authoritative=true` the domain’s own nameservers are asked instead. With `all=true` all common types (A, AAAA, MX, TXT, NS, CNAME, SOA) are queried: the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). A resolver that does not answer yields an empty result; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist (NXDOMAIN) or has no such records answers 200 with empty records and null ttl; a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records; one that does not answer within 2 seconds yields empty records, null ttl and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up DNS records
  */
 export const lookupDnsQueryDomainMax = 253;
@@ -3557,31 +3557,39 @@ export const LookupDnsResponse = zod
       .array(
         zod
           .object({
-            resolver: zod.string().describe('Address of the resolver or nameserver that answered, e.g. 1.1.1.1'),
+            resolver: zod
+              .string()
+              .describe(
+                'Address of the resolver asked (with `authoritative=true`: of the nameserver asked), e.g. 1.1.1.1',
+              ),
             records: zod
               .array(zod.string())
               .describe(
-                'Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
+                'Record data in presentation format (e.g. `10 mail.example.com.` for MX, a TXT record’s strings joined), distinct, at most 100, each cut at 2048 characters; control characters are written `\\DDD`. Empty when the name has no such records or the resolver did not answer. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
               ),
             ttl: zod
               .number()
               .int()
               .min(lookupDnsResponseResultsItemTtlMin)
               .nullable()
-              .describe('TTL in seconds of the answer; null when there was no answer'),
+              .describe('Smallest TTL in seconds of the records; null when there are none'),
             response_time_ms: zod
               .number()
               .min(lookupDnsResponseResultsItemResponseTimeMsMin)
-              .describe('Time the resolver took to answer, in milliseconds'),
+              .describe(
+                'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
+              ),
           })
           .describe('The answer of one resolver'),
       )
-      .describe('One entry for each of 3 independent public resolvers (or the authoritative nameservers)'),
+      .describe(
+        'One entry for each of 3 independent public resolvers, in their configured order (with `authoritative=true`: one for each nameserver asked, at most 4)',
+      ),
   })
   .describe('DNS lookup result');
 
 /**
- * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide; each result adds the resolver’s `label` and `location`. A resolver that does not answer yields an empty result with null ttl; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as `/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, no such records or an error has empty records; one that does not answer within 2 seconds yields empty records with null ttl and the time waited; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check DNS propagation
  */
 export const checkDnsPropagationQueryDomainMax = 253;
@@ -3618,24 +3626,30 @@ export const CheckDnsPropagationResponse = zod
       .array(
         zod
           .object({
-            resolver: zod.string().describe('Address of the resolver or nameserver that answered, e.g. 1.1.1.1'),
+            resolver: zod
+              .string()
+              .describe(
+                'Address of the resolver asked (with `authoritative=true`: of the nameserver asked), e.g. 1.1.1.1',
+              ),
             records: zod
               .array(zod.string())
               .describe(
-                'Record data in presentation format (e.g. `10 mail.example.com.` for MX); empty when the name has no such records. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
+                'Record data in presentation format (e.g. `10 mail.example.com.` for MX, a TXT record’s strings joined), distinct, at most 100, each cut at 2048 characters; control characters are written `\\DDD`. Empty when the name has no such records or the resolver did not answer. With `all=true` each string is prefixed with its record type, e.g. `MX 10 mail.example.com.`',
               ),
             ttl: zod
               .number()
               .int()
               .min(checkDnsPropagationResponseResultsItemTtlMin)
               .nullable()
-              .describe('TTL in seconds of the answer; null when there was no answer'),
+              .describe('Smallest TTL in seconds of the records; null when there are none'),
             response_time_ms: zod
               .number()
               .min(checkDnsPropagationResponseResultsItemResponseTimeMsMin)
-              .describe('Time the resolver took to answer, in milliseconds'),
+              .describe(
+                'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
+              ),
             label: zod.string().describe('Name of the resolver, e.g. Cloudflare'),
-            location: zod.string().describe('Where the resolver is, e.g. Sydney, AU'),
+            location: zod.string().describe('Where the resolver is, e.g. Sydney, AU; `Unknown` when not configured'),
           })
           .describe('The answer of one resolver, with its name and location'),
       )
@@ -3644,7 +3658,7 @@ export const CheckDnsPropagationResponse = zod
   .describe('DNS propagation check result');
 
 /**
- * PTR lookup of `ip` with forward confirmation (FCrDNS) of every name found, plus the nameservers authoritative for the reverse zone. 502 when DNS is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * PTR lookup of `ip` at the server’s resolver (in-addr.arpa, or the 32 nibbles under ip6.arpa; a CNAME of RFC 2317 classless delegation is followed), with forward confirmation (FCrDNS) of every name found (at most 10): its A or AAAA records must contain the IP. `authoritative_ns` lists the nameservers of the closest zone enclosing the reverse name. No PTR record: 200 with empty `names`. 502 when DNS is unreachable or the resolver answers an error (SERVFAIL, REFUSED) for the PTR. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up reverse DNS
  */
 export const LookupReverseDnsQueryParams = zod
@@ -3661,18 +3675,26 @@ export const LookupReverseDnsResponse = zod
       .array(
         zod
           .object({
-            name: zod.string().describe('Host name from the PTR record'),
-            fcrdns_valid: zod.boolean().describe('Forward-confirmed: the name resolves back to the queried IP'),
+            name: zod.string().describe('Host name from the PTR record, without the trailing dot'),
+            fcrdns_valid: zod
+              .boolean()
+              .describe(
+                'Forward-confirmed: the name’s A or AAAA records contain the queried IP (compared as addresses)',
+              ),
           })
           .describe('One PTR name'),
       )
-      .describe('PTR names; empty when there is no PTR record'),
-    authoritative_ns: zod.array(zod.string()).describe('Nameservers authoritative for the reverse zone'),
+      .describe('PTR names (at most 10); empty when there is no PTR record'),
+    authoritative_ns: zod
+      .array(zod.string())
+      .describe(
+        'Nameservers of the closest zone enclosing the reverse name, sorted, without trailing dots; empty when none is found',
+      ),
   })
   .describe('Reverse DNS lookup with forward confirmation');
 
 /**
- * WHOIS record of a domain or IP: the raw answer and the fields parsed from it (domains: registrar, created, expires, expires_in_days, updated, nameservers, status; IPs: cidr, net_name, organization, abuse_contact). 502 when the WHOIS server is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * WHOIS record of a domain or IP over port 43: the root (IANA) is asked first and its referral followed — IANA’s `refer:` to the registry or regional registry, a registry’s `Registrar WHOIS Server:`, ARIN’s `ReferralServer: whois://host[:port]` or `rwhois://…` — at most 3 servers in all, each within 5 seconds, each answer cut at 256 KB. A referral to a non-public address is not followed (nor one that fails): the answers so far stand. `raw` is the last, most specific answer (control characters but newline and tab removed); `parsed` holds the fields read from it (domains: registrar, created, expires, expires_in_days, updated, nameservers, status; IPs: cidr, net_name, organization, abuse_contact), completed from the registry’s answer before it. When no server beyond the root answers, RDAP is asked (rdap.org, which redirects to the registry; at most 3 redirects, https only): `raw` is then the RDAP JSON text and `parsed` the same fields read from it. 502 when neither a whois server nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up WHOIS
  */
 export const lookupWhoisQueryQueryMax = 253;
@@ -3694,25 +3716,25 @@ export const LookupWhoisQueryParams = zod
 
 export const LookupWhoisResponse = zod
   .object({
-    query: zod.string().describe('The domain or IP queried'),
-    raw: zod.string().describe('The WHOIS answer as received'),
+    query: zod.string().describe('The domain or IP queried, as given'),
+    raw: zod
+      .string()
+      .describe(
+        'The most specific WHOIS answer received (control characters but newline and tab removed, at most 256 KB); the RDAP JSON text when RDAP answered instead',
+      ),
     parsed: zod
       .record(zod.string(), zod.unknown())
       .describe(
-        'Fields extracted from the answer, present when found. For domains: registrar, created, expires, expires_in_days, updated, nameservers (array), status (array). For IPs: cidr, net_name, organization, abuse_contact',
+        'Fields extracted from the answer, each present only when found. For domains: registrar, created, expires and updated (ISO 8601 in UTC when the registry’s date could be read, else as written), expires_in_days (whole days from now, negative once expired), nameservers (lower-case, unique), status (EPP codes as listed). For IPs: cidr (of the most specific network; several comma-separated when a range is not one block), net_name, organization, abuse_contact (an e-mail address)',
       ),
   })
   .describe('WHOIS lookup result');
 
 /**
- * Connects to `host` on port 443 and reports the negotiated TLS version and cipher, whether the chain is valid for the host, and each certificate with its validity window. 502 when the host cannot be reached or the TLS handshake fails. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Connects to `host` on port 443 (or the port given as `host:port`, `[IPv6]:port`) with the host name as SNI, and reports the negotiated TLS version and cipher, whether the chain is valid for the host (trusted root, dates, name), and each certificate of the chain with its validity window. 502 when the host cannot be reached or the TLS handshake fails within 5 seconds. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check a TLS certificate
  */
-export const checkSslCertificateQueryHostMax = 253;
-
-export const checkSslCertificateQueryHostRegExp = new RegExp(
-  '^(?:(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\\.?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$',
-);
+export const checkSslCertificateQueryHostMax = 261;
 
 export const CheckSslCertificateQueryParams = zod
   .object({
@@ -3720,24 +3742,33 @@ export const CheckSslCertificateQueryParams = zod
       .string()
       .min(1)
       .max(checkSslCertificateQueryHostMax)
-      .regex(checkSslCertificateQueryHostRegExp)
-      .describe('Hostname or IPv4/IPv6 address (at most 253 characters)'),
+      .describe(
+        'Hostname or IPv4/IPv6 address, optionally with a TCP port (1 to 65535, default 443): `example.com`, `example.com:8443`, `192.0.2.1:8443`, `2001:db8::1` or `[2001:db8::1]:8443`',
+      ),
   })
   .strict();
 
 export const CheckSslCertificateResponse = zod
   .object({
-    host: zod.string().describe('The host checked (port 443)'),
+    host: zod.string().describe('The host checked, as given (with the port when one was given, e.g. example.com:8443)'),
     tls_version: zod.string().describe('Negotiated protocol, e.g. TLSv1.3'),
-    cipher_suite: zod.string().describe('Negotiated cipher suite'),
-    chain_valid: zod.boolean().describe('The chain verifies against the public trust store for this host name'),
+    cipher_suite: zod.string().describe('Negotiated cipher suite (IANA name), e.g. TLS_AES_256_GCM_SHA384'),
+    chain_valid: zod
+      .boolean()
+      .describe(
+        'The chain verifies up to a root of the public trust store (plus the operator’s extra trust anchors) and the leaf is valid for the host name, or the IP address when one was given. False for an expired or not yet valid certificate, an incomplete chain, an untrusted or self-signed root, or a certificate for another name',
+      ),
     certificates: zod
       .array(
         zod
           .object({
-            subject: zod.string().describe('Subject distinguished name (or its common name)'),
-            issuer: zod.string().describe('Issuer distinguished name (or its common name)'),
-            sans: zod.array(zod.string()).describe('Subject alternative names'),
+            subject: zod.string().describe('Subject distinguished name, e.g. `CN=www.example.org, O=Example Inc.`'),
+            issuer: zod
+              .string()
+              .describe('Issuer distinguished name, e.g. `CN=DigiCert Global G3 TLS ECC SHA384 2020 CA1`'),
+            sans: zod
+              .array(zod.string())
+              .describe('Subject alternative names: the DNS names and IP addresses (other kinds are left out)'),
             not_before: zod.string().datetime({ offset: true }).describe('Start of the validity window'),
             not_after: zod.string().datetime({ offset: true }).describe('End of the validity window'),
             days_remaining: zod.number().int().describe('Whole days until not_after; negative once expired'),
@@ -3745,12 +3776,14 @@ export const CheckSslCertificateResponse = zod
           })
           .describe('One certificate of the presented chain'),
       )
-      .describe('The presented chain, leaf first'),
+      .describe(
+        'The presented chain, leaf first, each certificate followed by its issuer (at most 10); the root is included when the trust store holds it',
+      ),
   })
   .describe('TLS certificate check result');
 
 /**
- * Finds and parses the SPF (`v=spf1`) TXT record of `domain`, counts its DNS lookups against the limit of 10 and reports warnings and errors. A domain without a record answers 200 with `found: false`. 502 when DNS is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Finds and parses the SPF (`v=spf1`) TXT record of `domain` (RFC 7208) and reports warnings and errors: several records, syntax (unknown mechanisms, invalid ip4/ip6 networks and domains), DNS-querying terms (include, a, mx, ptr, exists, redirect) counted through nested includes and redirects against the limit of 10, void lookups over 2, include/redirect loops, more than 10 MX targets, deprecated `ptr`, `+all`. As no sender is known, every term before `all` is counted (the worst case); terms that depend on the sender (macros) are counted but not followed. A domain without a record answers 200 with `found: false`. 502 when the domain’s own TXT question fails (no answer, SERVFAIL). Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check an SPF record
  */
 export const checkSpfRecordQueryDomainMax = 253;
@@ -3776,26 +3809,37 @@ export const CheckSpfRecordResponse = zod
   .object({
     domain: zod.string().describe('Domain checked, e.g. example.com'),
     found: zod.boolean().describe('A `v=spf1` TXT record exists'),
-    valid: zod.boolean().describe('Exactly one record, syntactically valid, within the lookup limit'),
-    raw: zod.string().nullable().describe('The SPF record; null when not found'),
+    valid: zod
+      .boolean()
+      .describe('Exactly one record with no errors: syntax, lookup and void-lookup limits, loops, MX targets'),
+    raw: zod.string().nullable().describe('The SPF record (the first one when several); null when not found'),
     mechanisms: zod
       .array(
         zod
           .object({
-            qualifier: zod.enum(['+', '-', '~', '?']).describe('+ pass, - fail, ~ softfail, ? neutral'),
+            qualifier: zod
+              .enum(['+', '-', '~', '?'])
+              .describe(
+                '+ pass (the default when none is written; always + for a modifier), - fail, ~ softfail, ? neutral',
+              ),
             mechanism: zod
               .string()
               .describe('Mechanism or modifier name: all, include, a, mx, ptr, ip4, ip6, exists, redirect, exp …'),
-            value: zod.string().nullable().describe('Argument after `:` or `=`; null when there is none'),
+            value: zod
+              .string()
+              .nullable()
+              .describe('Argument after `:` or `=` (or the CIDR lengths such as `/24` of a bare a/mx); null when none'),
           })
           .describe('One term of the SPF record'),
       )
-      .describe('Mechanisms of the SPF record in order, e.g. include:_spf.google.com'),
+      .describe('Terms of the SPF record in order, mechanisms and modifiers, e.g. include:_spf.google.com'),
     dns_lookup_count: zod
       .number()
       .int()
       .min(checkSpfRecordResponseDnsLookupCountMin)
-      .describe('DNS-querying terms counted, includes followed'),
+      .describe(
+        'DNS-querying terms (include, a, mx, ptr, exists, redirect) counted through includes and redirects; once over the limit no further record is fetched, so the count is what the records fetched hold',
+      ),
     dns_lookup_limit: zod.literal(10).describe('The RFC 7208 limit of 10 DNS lookups'),
     warnings: zod.array(zod.string()).describe('Problems that do not invalidate the record'),
     errors: zod.array(zod.string()).describe('Problems that invalidate the record'),
@@ -3803,7 +3847,7 @@ export const CheckSpfRecordResponse = zod
   .describe('SPF record check result');
 
 /**
- * Finds and parses the DMARC record at `_dmarc.<domain>`: policy, subdomain policy and every tag, with warnings and errors. A domain without a record answers 200 with `found: false`. 502 when DNS is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Finds and parses the DMARC record at `_dmarc.<domain>` (RFC 7489) or, when there is none, at its organisational domain’s (the registrable domain, from a built-in list of multi-label public suffixes such as co.uk and com.au, else the last two labels): policy, subdomain policy and every tag, with warnings and errors (several records, a missing or invalid `p`, invalid sp, pct, adkim, aspf, rua/ruf URIs, fo, ri, rf, duplicate tags; unknown tags, `p=none`, `pct` below 100 and report destinations in other domains are warnings). A domain without a record answers 200 with `found: false`. 502 when the DNS question fails (no answer, SERVFAIL). Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check a DMARC record
  */
 export const checkDmarcRecordQueryDomainMax = 253;
@@ -3826,19 +3870,26 @@ export const CheckDmarcRecordQueryParams = zod
 export const CheckDmarcRecordResponse = zod
   .object({
     domain: zod.string().describe('Domain checked, e.g. example.com'),
-    found: zod.boolean().describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`'),
-    valid: zod.boolean().describe('Whether a valid DMARC record was found'),
-    policy: zod.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent'),
-    subdomain_policy: zod.string().nullable().describe('`sp` tag; null when absent'),
+    found: zod
+      .boolean()
+      .describe('A `v=DMARC1` TXT record exists at `_dmarc.<domain>`, or else at its organisational domain’s'),
+    valid: zod.boolean().describe('Exactly one record was found and it has no errors'),
+    policy: zod.string().nullable().describe('`p` tag: none, quarantine or reject; null when absent or invalid'),
+    subdomain_policy: zod
+      .string()
+      .nullable()
+      .describe('`sp` tag, or `p` when sp is absent (subdomains inherit it); null when not found or invalid'),
     raw: zod.string().nullable().describe('The DMARC record; null when not found'),
-    tags: zod.record(zod.string(), zod.unknown()).describe('Every tag of the record, name → value'),
+    tags: zod
+      .record(zod.string(), zod.unknown())
+      .describe('Every tag of the record, lower-case name → value as written'),
     warnings: zod.array(zod.string()).describe('Problems that do not invalidate the record'),
     errors: zod.array(zod.string()).describe('Problems that invalidate the record'),
   })
   .describe('DMARC record check result');
 
 /**
- * Checks `ip` against 7 DNS blocklists and reports each result and the number listing it. 502 when DNS is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Checks `ip` against 7 maintained DNS blocklists, asked in parallel (reversed octets for IPv4, nibbles for IPv6), and reports each result and the number listing it. A blocklist that does not answer in time, fails, or answers with a refusal code (such as Spamhaus’ 127.255.255.x) gives `listed: null` (unknown), never counted as listed. Private, loopback, documentation and other non-public addresses are refused with 400: blocklists list only public addresses. 502 when no blocklist could be asked at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check DNS blocklists
  */
 export const CheckIpBlacklistQueryParams = zod
@@ -3858,7 +3909,7 @@ export const CheckIpBlacklistResponse = zod
       .number()
       .int()
       .min(checkIpBlacklistResponseListedCountMin)
-      .describe('Number of blocklists listing the IP'),
+      .describe('Number of blocklists listing the IP (`listed: true`; unknown results are not counted)'),
     total_checked: zod
       .number()
       .int()
@@ -3870,7 +3921,12 @@ export const CheckIpBlacklistResponse = zod
           .object({
             list: zod.string().describe('Name of the blocklist'),
             zone: zod.string().describe('DNS zone queried'),
-            listed: zod.boolean().describe('Whether the address is listed on this blocklist'),
+            listed: zod
+              .boolean()
+              .nullable()
+              .describe(
+                'Whether the address is listed on this blocklist; null when unknown (no answer in time, a DNS error, or a refusal code such as Spamhaus’ 127.255.255.x)',
+              ),
           })
           .describe('The answer of one DNS blocklist'),
       )
@@ -3879,7 +3935,7 @@ export const CheckIpBlacklistResponse = zod
   .describe('DNS blocklist check result');
 
 /**
- * For an IP: the autonomous system announcing it and the prefix; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. Fields not found are null. 502 when the lookup source is unreachable. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * For an IP: the autonomous system announcing it, the announced prefix (the most specific when several are; the first origin AS when a prefix has several), its country, registry and allocation date, and the AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered network, and the AS of an IP is known only from ARIN). Fields not found are null; an IP nobody announces answers 200 with null fields. A private, loopback, documentation or other non-public IP, and an AS number reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up an ASN
  */
 export const lookupAsnQueryQueryMax = 64;
@@ -3898,11 +3954,14 @@ export const lookupAsnResponseAsnMin = 0;
 
 export const LookupAsnResponse = zod
   .object({
-    query: zod.string().describe('The IP or AS number queried'),
+    query: zod.string().describe('The IP or AS number queried, as given'),
     type: zod.enum(['ip', 'asn']).describe('Whether the query was an IP or an AS number'),
     asn: zod.number().int().min(lookupAsnResponseAsnMin).nullable().describe('AS number; null when none is found'),
     as_name: zod.string().nullable().describe('Name of the autonomous system, e.g. GOOGLE'),
-    prefix: zod.string().nullable().describe('Announced prefix (CIDR) containing the IP'),
+    prefix: zod
+      .string()
+      .nullable()
+      .describe('Announced prefix (CIDR) containing the IP (from RDAP: the registered network); null for an AS number'),
     country: zod.string().nullable().describe('ISO 3166-1 alpha-2 country code'),
     rir: zod.string().nullable().describe('Regional internet registry, e.g. arin, ripencc'),
     allocated: zod.string().nullable().describe('Allocation date as given by the registry (YYYY-MM-DD)'),
@@ -3910,14 +3969,10 @@ export const LookupAsnResponse = zod
   .describe('ASN lookup result');
 
 /**
- * Connects to `host` on port 443 and reports whether HTTP/1.1 and HTTP/2 are offered (ALPN), whether HTTP/3 is advertised (Alt-Svc), and the negotiated protocol and TLS version. 502 when the host cannot be reached. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Connects to `host` on port 443 (or the port given as `host:port`, `[IPv6]:port`) and reports whether HTTP/1.1 and HTTP/2 are offered (ALPN), whether HTTP/3 is advertised (the `Alt-Svc` header of a `GET /` over the negotiated protocol), and the negotiated protocol and TLS version. A host that accepts the connection but not TLS answers 200 with everything false and `tls_version` null. 502 when the host cannot be reached within 5 seconds. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check HTTP/2 support
  */
-export const checkHttp2SupportQueryHostMax = 253;
-
-export const checkHttp2SupportQueryHostRegExp = new RegExp(
-  '^(?:(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\\.?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$',
-);
+export const checkHttp2SupportQueryHostMax = 261;
 
 export const CheckHttp2SupportQueryParams = zod
   .object({
@@ -3925,24 +3980,39 @@ export const CheckHttp2SupportQueryParams = zod
       .string()
       .min(1)
       .max(checkHttp2SupportQueryHostMax)
-      .regex(checkHttp2SupportQueryHostRegExp)
-      .describe('Hostname or IPv4/IPv6 address (at most 253 characters)'),
+      .describe(
+        'Hostname or IPv4/IPv6 address, optionally with a TCP port (1 to 65535, default 443): `example.com`, `example.com:8443`, `192.0.2.1:8443`, `2001:db8::1` or `[2001:db8::1]:8443`',
+      ),
   })
   .strict();
 
 export const CheckHttp2SupportResponse = zod
   .object({
-    host: zod.string().describe('Host checked, e.g. example.com'),
-    http11: zod.boolean().describe('HTTP/1.1 is offered'),
-    http2: zod.boolean().describe('HTTP/2 is offered (ALPN h2)'),
-    http3_advertised: zod.boolean().describe('An `Alt-Svc` header advertises HTTP/3 (h3)'),
-    alpn_negotiated: zod.string().nullable().describe('Protocol chosen by ALPN, e.g. h2; null when none'),
-    tls_version: zod.string().nullable().describe('Negotiated TLS version; null when TLS failed'),
+    host: zod.string().describe('Host checked, as given (with the port when one was given), e.g. example.com'),
+    http11: zod
+      .boolean()
+      .describe(
+        'HTTP/1.1 is offered: chosen by ALPN when h2 and http/1.1 were offered, or accepted in a second handshake offering only http/1.1 (a server without ALPN speaks HTTP/1.1)',
+      ),
+    http2: zod.boolean().describe('HTTP/2 is offered: the server chose h2 by ALPN'),
+    http3_advertised: zod
+      .boolean()
+      .describe('The `Alt-Svc` header of the response to `GET /` advertises HTTP/3 (h3 or a draft h3-NN)'),
+    alpn_negotiated: zod
+      .string()
+      .nullable()
+      .describe('Protocol chosen by ALPN when h2 and http/1.1 are offered, e.g. h2; null when none'),
+    tls_version: zod
+      .string()
+      .nullable()
+      .describe(
+        'Negotiated TLS version; null when the TLS handshake failed (the host accepted the connection but not TLS: every other field is then false or null)',
+      ),
   })
   .describe('HTTP protocol support check result');
 
 /**
- * Opens a TCP connection to `host` on `port`, or on ports 80 and 443 when no port is given, and reports whether each is open and the connect latency. An unreachable host is not an error: its ports answer `open: false` with null latency. A host that does not resolve is a 400. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
+ * Opens a TCP connection to `host` on `port`, or on ports 80 and 443 at once when no port is given, and reports whether each is open and the connect latency. A name is probed at its first IPv4 address (its first address when it has no IPv4 one), reported as `ip`. An unreachable host is not an error: a port that refuses the connection or does not accept it within 3 seconds answers `open: false` with null latency. A host that does not resolve is a 400; 502 when the server’s DNS resolver does not answer for it. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
  * @summary TCP-ping a host
  */
 export const pingHostQueryHostMax = 253;
@@ -3977,7 +4047,11 @@ export const pingHostResponseResultsItemLatencyMsMin = 0;
 export const PingHostResponse = zod
   .object({
     host: zod.string().describe('Host probed, e.g. example.com'),
-    ip: zod.string().describe('The address the host resolved to and that was probed'),
+    ip: zod
+      .string()
+      .describe(
+        'The address probed: the host when it is an IP address, else the first IPv4 address its name resolves to (its first address when it has no IPv4 one)',
+      ),
     results: zod
       .array(
         zod
@@ -3988,22 +4062,22 @@ export const PingHostResponse = zod
               .min(1)
               .max(pingHostResponseResultsItemPortMax)
               .describe('TCP port probed, e.g. 443'),
-            open: zod.boolean().describe('A TCP connection was accepted'),
+            open: zod.boolean().describe('A TCP connection was accepted within 3 seconds'),
             latency_ms: zod
               .number()
               .min(pingHostResponseResultsItemLatencyMsMin)
               .nullable()
-              .describe('TCP connect time in milliseconds; null when not open'),
+              .describe('TCP connect time in milliseconds (0.1 ms precision); null when not open'),
           })
           .describe('One TCP connect probe'),
       )
-      .describe('One result per probe, in order'),
+      .describe('One result per port probed: the port given, or 80 then 443'),
     checked_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('TCP ping result');
 
 /**
- * Probes `host` on the given ports (at most 25; default: 19 common ports) and reports each port’s usual service and whether it is open; latency is given for open ports only. An unreachable host is not an error: its ports answer `open: false`. 26 or more ports, or a port outside 1 to 65535, is a 400. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
+ * Probes `host` (a name at its first IPv4 address, as /tools/ping) with a TCP connection to each of the given ports (at most 25, duplicates once, results in the order given; default: 19 common ports: 21, 22, 23, 25, 53, 80, 110, 143, 443, 465, 587, 993, 995, 1433, 3306, 3389, 5432, 6379, 8080), 8 at a time, and reports each port’s usual service and category (`unknown` for both when the port has no well-known use) and whether it is open; latency is given for open ports only. An unreachable host is not an error: a port that refuses or does not accept within 2 seconds answers `open: false`. 26 or more ports, or a port outside 1 to 65535, is a 400; 502 when the server’s DNS resolver does not answer for the host. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
  * @summary Scan TCP ports
  */
 export const scanPortsQueryHostMax = 253;
@@ -4054,23 +4128,29 @@ export const ScanPortsResponse = zod
               .min(1)
               .max(scanPortsResponseResultsItemPortMax)
               .describe('TCP port probed, e.g. 22'),
-            service: zod.string().describe('Usual service on the port, e.g. https; `unknown` when none'),
-            category: zod.string().describe('Group of the service, e.g. web, mail, database, remote'),
-            open: zod.boolean().describe('Whether the port accepted a connection'),
+            service: zod
+              .string()
+              .describe('Usual service on the port, e.g. https; `unknown` when the port has no well-known use'),
+            category: zod
+              .string()
+              .describe(
+                'Group of the service: web, mail, database, remote, file, dns, directory or messaging; `unknown` with an unknown service',
+              ),
+            open: zod.boolean().describe('Whether the port accepted a connection within 2 seconds'),
             latency_ms: zod
               .number()
               .min(scanPortsResponseResultsItemLatencyMsMin)
               .optional()
-              .describe('TCP connect time in milliseconds; omitted for closed ports'),
+              .describe('TCP connect time in milliseconds (0.1 ms precision); omitted for closed ports'),
           })
           .describe('One scanned port'),
       )
-      .describe('One result per port scanned'),
+      .describe('One result per port scanned, in the order asked'),
   })
   .describe('TCP port scan result');
 
 /**
- * Traces the network path to `host`, with three round-trip times per hop; unresponsive hops have null ip and times. 503 when the traceroute program is not available on the server. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
+ * Traces the network path to `host` (a name at its first IPv4 address, as /tools/ping, reported as `ip`) with the server’s traceroute program: at most 20 hops, three probes per hop waiting 1 second each, the whole trace stopped after 15 seconds (the hops found by then are answered). Each hop gives the first address that answered it and the round-trip times of its three probes (null for a probe unanswered); unresponsive hops have null ip and times. 502 when the server’s DNS resolver does not answer for the host; 503 when the traceroute program is not available on the server (or cannot run). Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Active probe: limited to 3 requests per minute per IP (429 with Retry-After).
  * @summary Trace the route to a host
  */
 export const traceRouteQueryHostMax = 253;
@@ -4099,13 +4179,22 @@ export const traceRouteResponseHopsItemRtt3MsMin = 0;
 export const TraceRouteResponse = zod
   .object({
     host: zod.string().describe('Host traced, e.g. example.com'),
-    ip: zod.string().describe('The address the host resolved to'),
+    ip: zod
+      .string()
+      .describe(
+        'The address traced: the host when it is an IP address, else the first IPv4 address its name resolves to (its first address when it has no IPv4 one)',
+      ),
     hops: zod
       .array(
         zod
           .object({
             hop: zod.number().int().min(1).describe('Hop number, from 1'),
-            ip: zod.string().nullable().describe('Address that answered; null for an unresponsive hop'),
+            ip: zod
+              .string()
+              .nullable()
+              .describe(
+                'First address that answered the hop’s probes (a balanced route may answer from several); null for an unresponsive hop',
+              ),
             rtt1_ms: zod
               .number()
               .min(traceRouteResponseHopsItemRtt1MsMin)
@@ -4115,37 +4204,47 @@ export const TraceRouteResponse = zod
               .number()
               .min(traceRouteResponseHopsItemRtt2MsMin)
               .nullable()
-              .describe('Round-trip time of the second probe'),
+              .describe('Round-trip time of the second probe in milliseconds; null when unanswered'),
             rtt3_ms: zod
               .number()
               .min(traceRouteResponseHopsItemRtt3MsMin)
               .nullable()
-              .describe('Round-trip time of the third probe'),
+              .describe('Round-trip time of the third probe in milliseconds; null when unanswered'),
           })
           .describe('One hop of the route'),
       )
-      .describe('Hops on the route, nearest first'),
+      .describe('Hops on the route, nearest first, at most 20'),
   })
   .describe('Traceroute result');
 
 /**
- * The caller’s public IP address as seen by the service, with country, data centre and host name when available. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * The caller’s IP address as the service sees it: the connection’s, or the client named by a proxy the server is configured to trust (TRUST_PROXY); an IPv4-mapped IPv6 address is shown as the IPv4 address. For a public address, what DNS knows of it: `hostname`, its reverse (PTR) name when that name resolves back to the address; `country` and `datacenter`, the country the address block is registered in and the name of the network (autonomous system) announcing it, from Team Cymru’s IP-to-ASN data. These are registration data, not geolocation; request headers are never believed for them. Each is omitted when unknown (always for private and other non-public addresses). Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Get your IP address
  */
 export const GetMyIpResponse = zod
   .object({
-    ip: zod.string().describe('The caller’s public IP address as seen by the service'),
-    country: zod.string().optional().describe('ISO 3166-1 alpha-2 country code; omitted when unknown'),
+    ip: zod.string().describe('The caller’s IP address as seen by the service (through a trusted proxy)'),
+    country: zod
+      .string()
+      .optional()
+      .describe(
+        'ISO 3166-1 alpha-2 code of the country the address block is registered in (Team Cymru’s IP-to-ASN data; not geolocation); omitted when unknown',
+      ),
     datacenter: zod
       .string()
       .optional()
-      .describe('Hosting provider or data centre of the address; omitted when unknown'),
-    hostname: zod.string().optional().describe('Reverse DNS name of the address; omitted when there is none'),
+      .describe(
+        'Name of the network (autonomous system) announcing the address, e.g. a hosting provider’s (Team Cymru’s IP-to-ASN data); omitted when unknown',
+      ),
+    hostname: zod
+      .string()
+      .optional()
+      .describe('Reverse DNS (PTR) name of the address that resolves back to it; omitted when there is none'),
   })
   .describe('The caller’s IP address');
 
 /**
- * Without `url`: the headers, method and protocol of the caller’s own request. With `url`: the remote site’s status and response headers (redirects are not followed) plus a checklist of security headers (HSTS, CSP, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, Permissions-Policy). 502 when the URL cannot be fetched. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Without `url`: the headers, method and protocol of the caller’s own request (credentials redacted). With `url` (http or https, any port): a `GET` whose status and response headers are reported (the body is not read), plus a checklist of security headers (HSTS, CSP, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, Permissions-Policy). Redirects are followed, at most 5, each hop checked like the URL itself: a redirect to a refused address is a 400. Certificates are not verified (see /tools/ssl). 502 when the URL cannot be fetched within 5 seconds a hop (10 in all) or redirects more than 5 times. Targets that resolve to loopback, private, link-local or other non-public addresses are refused with 400. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Inspect HTTP headers
  */
 export const inspectHttpHeadersQueryUrlMax = 2048;
@@ -4158,7 +4257,7 @@ export const InspectHttpHeadersQueryParams = zod
       .max(inspectHttpHeadersQueryUrlMax)
       .optional()
       .describe(
-        'Absolute http(s) URL (at most 2048 characters) whose response headers to inspect; omit it to see the headers of your own request',
+        'Absolute http(s) URL (at most 2048 characters, any port, no user:password@) whose response headers to inspect; omit it to see the headers of your own request',
       ),
   })
   .strict();
@@ -4172,23 +4271,27 @@ export const InspectHttpHeadersResponse = zod
       .object({
         headers: zod
           .record(zod.string(), zod.unknown())
-          .describe('Headers of the caller’s request, lower-case name → value'),
+          .describe(
+            'Headers of the caller’s request as the service received them (a proxy in front may add some), lower-case name → value; the values of Authorization, Proxy-Authorization and Cookie are replaced by `[redacted]`',
+          ),
         method: zod.string().describe('HTTP method of the caller’s request'),
         proto: zod.string().describe('Protocol of the caller’s request, e.g. HTTP/1.1 or HTTP/2'),
       })
       .describe('The caller’s own request (answered when `url` is omitted)'),
     zod
       .object({
-        url: zod.string().describe('The URL requested (redirects are not followed)'),
+        url: zod.string().describe('The URL whose response is reported: the one given, or where its redirects led'),
         status: zod
           .number()
           .int()
           .min(inspectHttpHeadersResponseTwoStatusMin)
           .max(inspectHttpHeadersResponseTwoStatusMax)
-          .describe('HTTP status of the remote response'),
+          .describe('HTTP status of that response'),
         headers: zod
           .record(zod.string(), zod.unknown())
-          .describe('Headers of the remote response, lower-case name → value'),
+          .describe(
+            'Headers of that response, lower-case name → value (a string; `set-cookie` is a list of strings). At most 100 headers, each value cut at 1024 characters, control characters removed',
+          ),
         security_checklist: zod
           .object({
             hsts: zod
@@ -4229,7 +4332,7 @@ export const InspectHttpHeadersResponse = zod
               .describe('Presence and value of one security header'),
           })
           .describe(
-            'Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), x_frame_options, x_content_type_options, referrer_policy, permissions_policy',
+            'Security headers of the remote response: hsts (Strict-Transport-Security), csp (Content-Security-Policy), x_frame_options, x_content_type_options, referrer_policy, permissions_policy. HSTS counts only over https (browsers ignore it over plain http): for an http URL `hsts` is reported absent',
           ),
       })
       .describe('A remote site’s response headers (answered when `url` is given)'),

@@ -1,0 +1,175 @@
+/**
+ * DMARC records (RFC 7489), without I/O: the organisational domain a missing record falls back to, and a
+ * record's tags validated into errors (the record is invalid) and warnings (valid but weak or odd). Records
+ * are remote, untrusted text: parsed up to a size cap, echoed only through `printable`.
+ */
+import { printable } from './spf';
+
+/** Characters of a record parsed; real records are a few hundred at most. */
+const MAX_RECORD_CHARS = 2048;
+
+/**
+ * Public suffixes of more than one label, for the organisational domain (RFC 7489 3.2: the public suffix
+ * plus one label). An approximation of the Public Suffix List: without a match, the suffix is the last
+ * label; this list covers the second-level registries in common use (UK, Australia, Japan, Brazil …). A
+ * name under an unlisted multi-label suffix gets a one-label-too-short organisational domain, whose
+ * `_dmarc` record (if any) is the registry's, which in practice publishes none.
+ */
+const MULTI_LABEL_SUFFIXES = new Set(
+  [
+    'co.uk org.uk me.uk ltd.uk plc.uk net.uk sch.uk ac.uk gov.uk nhs.uk police.uk',
+    'com.au net.au org.au edu.au gov.au asn.au id.au',
+    'co.nz net.nz org.nz govt.nz ac.nz school.nz geek.nz',
+    'co.jp ne.jp or.jp ac.jp go.jp ad.jp ed.jp gr.jp lg.jp',
+    'co.kr or.kr ne.kr ac.kr go.kr',
+    'com.br net.br org.br gov.br edu.br',
+    'com.cn net.cn org.cn gov.cn edu.cn ac.cn',
+    'com.hk net.hk org.hk edu.hk gov.hk com.tw net.tw org.tw edu.tw gov.tw',
+    'com.sg net.sg org.sg edu.sg gov.sg com.my net.my org.my edu.my gov.my',
+    'co.id or.id ac.id go.id co.th in.th ac.th go.th com.ph com.vn com.pk',
+    'co.in net.in org.in firm.in gen.in ind.in ac.in edu.in gov.in',
+    'co.za org.za net.za gov.za ac.za web.za co.il org.il net.il ac.il gov.il',
+    'com.mx org.mx gob.mx edu.mx com.ar net.ar org.ar gob.ar com.co net.co org.co',
+    'com.tr net.tr org.tr gen.tr edu.tr gov.tr com.ua net.ua org.ua',
+    'com.eg com.sa com.ng co.ke or.ke com.pe com.uy com.ve',
+  ].flatMap((line) => line.split(' ')),
+);
+
+/** The organisational domain of `domain` (lower-case, without a trailing dot), by the approximation above. */
+export function organisationalDomain(domain: string): string {
+  const labels = domain.toLowerCase().replace(/\.$/, '').split('.');
+  const keep = labels.length >= 3 && MULTI_LABEL_SUFFIXES.has(labels.slice(-2).join('.')) ? 3 : 2;
+  return labels.slice(-keep).join('.');
+}
+
+/** A TXT record is a DMARC record when it starts with the `v=DMARC1` tag (RFC 7489 6.4, 6.6.3). */
+export const isDmarcRecord = (text: string) => /^[vV][ \t]*=[ \t]*DMARC1[ \t]*(?:;|$)/.test(text);
+
+export interface DmarcRecord {
+  /** Every tag, lower-case name → value as written (trimmed). */
+  tags: Record<string, string>;
+  /** `p` when valid, lower-case. */
+  policy: string | null;
+  /** `sp` when valid, else `p` (subdomains inherit it, RFC 7489 6.3) when sp is absent. */
+  subdomainPolicy: string | null;
+  errors: string[];
+  warnings: string[];
+}
+
+const POLICIES = ['none', 'quarantine', 'reject'];
+const ALIGNMENTS = ['r', 's'];
+const FAILURE_OPTIONS = ['0', '1', 'd', 's'];
+const REPORT_FORMATS = ['afrf'];
+const KNOWN_TAGS = new Set(['v', 'p', 'sp', 'pct', 'adkim', 'aspf', 'rua', 'ruf', 'fo', 'ri', 'rf']);
+const HOSTNAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]$/i;
+
+const oneOf = (allowed: string[]) => (value: string) =>
+  allowed.includes(value.toLowerCase()) ? null : `must be one of ${allowed.join(', ')}`;
+const listOf = (allowed: string[]) => (value: string) =>
+  value.split(':').every((v) => allowed.includes(v.trim().toLowerCase()))
+    ? null
+    : `must be a colon-separated list of ${allowed.join(', ')}`;
+
+/** The syntax of each known tag's value (RFC 7489 6.3); null when valid. */
+const TAG_SYNTAX: Record<string, (value: string) => string | null> = {
+  p: oneOf(POLICIES),
+  sp: oneOf(POLICIES),
+  adkim: oneOf(ALIGNMENTS),
+  aspf: oneOf(ALIGNMENTS),
+  pct: (value) => (/^\d{1,3}$/.test(value) && Number(value) <= 100 ? null : 'must be an integer from 0 to 100'),
+  ri: (value) => (/^\d{1,10}$/.test(value) && Number(value) <= 0xffffffff ? null : 'must be a number of seconds'),
+  fo: listOf(FAILURE_OPTIONS),
+  rf: listOf(REPORT_FORMATS),
+  rua: (value) => uriListProblem(value),
+  ruf: (value) => uriListProblem(value),
+};
+
+/** A DMARC URI (RFC 7489 6.4): a URI with an optional size limit `!10m`; the URI and the limit apart. */
+function splitUri(text: string): { uri: string; limitOk: boolean } {
+  const bang = text.lastIndexOf('!');
+  if (bang < 0) return { uri: text, limitOk: true };
+  return { uri: text.slice(0, bang), limitOk: /^\d+[kmgt]?$/i.test(text.slice(bang + 1)) };
+}
+
+/** The host a mailto: URI sends reports to; null when the URI is not a valid mailto:. */
+function mailtoHost(uri: string): string | null {
+  const match = /^mailto:[^\s@,!]+@([^\s@,!?]+)(?:\?.*)?$/i.exec(uri);
+  return match && HOSTNAME.test(match[1]) ? match[1].toLowerCase() : null;
+}
+
+function uriListProblem(value: string): string | null {
+  const uris = value.split(',').map((u) => u.trim());
+  for (const text of uris) {
+    const { uri, limitOk } = splitUri(text);
+    const shown = printable(text, 80);
+    if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(uri)) return `"${shown}" is not a URI (e.g. mailto:dmarc@example.com)`;
+    if (!limitOk) return `"${shown}": the size limit after ! must be a number with an optional k, m, g or t`;
+    if (/^mailto:/i.test(uri) && mailtoHost(uri) === null) return `"${shown}" is not a valid mailto: address`;
+  }
+  return null;
+}
+
+/** Warnings about report destinations: other schemes, and other domains that must authorise the reports. */
+function destinationWarnings(tag: string, value: string, domain: string): string[] {
+  const warnings: string[] = [];
+  for (const text of value.split(',').map((u) => u.trim())) {
+    const { uri } = splitUri(text);
+    const host = mailtoHost(uri);
+    if (!/^mailto:/i.test(uri)) {
+      warnings.push(
+        `${tag}: ${printable(uri, 80)} is not a mailto: URI; report senders are only required to support mailto:`,
+      );
+    } else if (host && organisationalDomain(host) !== organisationalDomain(domain)) {
+      warnings.push(
+        `${tag}: reports go to ${printable(host, 80)}, outside ${domain}: that domain must authorise them with a ` +
+          `v=DMARC1 TXT record at ${domain}._report._dmarc.${printable(host, 80)} (RFC 7489 7.1), not verified here`,
+      );
+    }
+  }
+  return warnings;
+}
+
+/** The tags of a DMARC record published for `domain`, validated (RFC 7489 6.3, 6.4). */
+export function parseDmarc(record: string, domain: string): DmarcRecord {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const seen = new Map<string, string>();
+  if (record.length > MAX_RECORD_CHARS) errors.push(`record longer than ${MAX_RECORD_CHARS} characters`);
+  for (const part of record.slice(0, MAX_RECORD_CHARS).split(';')) {
+    if (part.trim() === '') continue;
+    const tag = /^[ \t]*([a-z][a-z0-9_]*)[ \t]*=(.*)$/is.exec(part);
+    if (!tag) {
+      errors.push(`"${printable(part.trim(), 60)}" is not a tag=value pair`);
+      continue;
+    }
+    const name = tag[1].toLowerCase();
+    const value = printable(tag[2].trim(), 512);
+    if (seen.has(name)) {
+      errors.push(`duplicate tag ${name}`);
+      continue;
+    }
+    seen.set(name, value);
+    if (!KNOWN_TAGS.has(name)) {
+      warnings.push(`unknown tag ${name} (ignored by receivers)`);
+      continue;
+    }
+    const problem = TAG_SYNTAX[name]?.(value);
+    if (problem) errors.push(`${name}=${printable(value, 80)}: ${problem}`);
+  }
+
+  const tags: Record<string, string> = Object.fromEntries(seen);
+  const valid = (name: string) => tags[name] !== undefined && !TAG_SYNTAX[name](tags[name]);
+  const policy = valid('p') ? tags.p.toLowerCase() : null;
+  const subdomainPolicy = valid('sp') ? tags.sp.toLowerCase() : tags.sp === undefined ? policy : null;
+  if (tags.p === undefined) errors.push('p tag missing: it is required (RFC 7489 6.3)');
+  if (policy === 'none') warnings.push('p=none: monitoring only, receivers take no action on failing mail');
+  if (valid('pct') && Number(tags.pct) < 100) {
+    warnings.push(`pct=${tags.pct}: the policy applies to ${tags.pct}% of failing mail only`);
+  }
+  if (tags.rua === undefined) warnings.push('no rua tag: no aggregate reports will be sent');
+  for (const tag of ['rua', 'ruf']) {
+    if (valid(tag)) warnings.push(...destinationWarnings(tag, tags[tag], domain));
+  }
+  if (tags.fo !== undefined && tags.ruf === undefined) warnings.push('fo has no effect without ruf');
+  return { tags, policy, subdomainPolicy, errors, warnings };
+}
