@@ -1,7 +1,8 @@
 /**
  * The server process (`npm start`) under faults: a graceful shutdown (SIGTERM) during a slow request, on
- * either database; and a PostgreSQL server that restarts or stops under a stream of requests (PostgreSQL
- * only: a throwaway cluster of the test's own, made with initdb and driven with pg_ctl).
+ * either database; a PostgreSQL server that restarts or stops under a stream of requests (PostgreSQL
+ * only: a throwaway cluster of the test's own, made with initdb and driven with pg_ctl); and the server
+ * killed with SIGKILL under a stream of writes (PostgreSQL only).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -488,5 +489,72 @@ describe.skipIf(!process.env.TEST_DATABASE_URL || !BINDIR)('a PostgreSQL outage 
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+});
+
+// On PostgreSQL runs only: the database outlives the killed process, as it does in production.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a server killed with SIGKILL mid-traffic', () => {
+  const databaseUrl = process.env.TEST_DATABASE_URL as string;
+
+  it('loses no committed change nor its activity entry or outboxed event, and half-applies none', async () => {
+    const { key, orgId } = await newKey({ databaseUrl });
+    // No worker of its own: the events it writes stay in the outbox, where the test counts them.
+    const server = await startServer({
+      DATABASE_URL: databaseUrl,
+      WEBHOOK_WORKER: 'off',
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    });
+    const hook = await fetch(`${server.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: json(key),
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', event_types: ['folder.created'] }),
+    });
+    expect(hook.status).toBe(201);
+
+    const answered: string[] = [];
+    let killed = false;
+    let counter = 0;
+    const lanes = [0, 1, 2, 3, 4, 5, 6, 7].map(async () => {
+      while (!killed) {
+        const name = `k-${++counter}`;
+        const response = await fetch(`${server.url}/api/v1/folders`, {
+          method: 'POST',
+          headers: json(key),
+          body: JSON.stringify({ name }),
+        }).catch(() => null);
+        if (response?.status === 201) answered.push(name);
+      }
+    });
+    await sleep(1500);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    killed = true;
+    await Promise.all(lanes);
+    expect(answered.length).toBeGreaterThan(10);
+
+    const check = new pg.Client({ connectionString: databaseUrl });
+    await check.connect();
+    try {
+      const rows = async (query: string) =>
+        (await check.query<{ id: string }>(query, [orgId])).rows.map((r) => r.id).sort();
+      const folders = await check.query<{ id: string; name: string }>(
+        'SELECT id, name FROM folders WHERE org_id = $1',
+        [orgId],
+      );
+      // Every answered create is there; requests cut by the kill either committed whole or left nothing.
+      expect(folders.rows.map((r) => r.name)).toEqual(expect.arrayContaining(answered));
+      const ids = folders.rows.map((r) => r.id).sort();
+      expect(
+        await rows(
+          `SELECT resource_id AS id FROM activity WHERE org_id = $1 AND resource_type = 'folder' AND action = 'create'`,
+        ),
+      ).toEqual(ids);
+      expect(
+        await rows(`SELECT e.payload->>'id' AS id FROM webhook_events e JOIN webhook_outbox o ON o.event_id = e.id
+                    WHERE e.org_id = $1 AND e.type = 'folder.created'`),
+      ).toEqual(ids);
+    } finally {
+      await check.end();
+    }
   }, 60_000);
 });

@@ -29,6 +29,9 @@ export async function startServerProcess(
       const match = /listening on (http:\/\/\S+?:\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
+        // From here on the output (a log line per request) is drained unread: scanning and keeping it
+        // would cost this process time under load, which a benchmark would take for the server's.
+        for (const stream of [child.stdout, child.stderr]) stream?.off('data', onData).resume();
         resolve(match[1].replace('localhost', '127.0.0.1'));
       }
     };
