@@ -112,7 +112,9 @@ export const toolsContract = c.router({
     path: '/tools/whois',
     summary: 'Look up WHOIS',
     description:
-      'WHOIS record of a domain or IP over port 43: the root (IANA) is asked first and its referral followed — ' +
+      'WHOIS record of a domain or IP over port 43. A domain is asked as its registered domain (the last two ' +
+      'labels, three under a multi-label public suffix such as co.uk): registries hold no subdomains. The root ' +
+      '(IANA) is asked first and its referral followed — ' +
       'IANA’s `refer:` to the registry or regional registry, a registry’s `Registrar WHOIS Server:`, ARIN’s ' +
       '`ReferralServer: whois://host[:port]` or `rwhois://…` — at most 3 servers in all, each within 5 seconds, ' +
       'each answer cut at 256 KB. A referral to a non-public address is not followed (nor one that fails): the ' +

@@ -184,6 +184,17 @@ describe('/tools/whois from the root through its referrals', () => {
     },
   );
 
+  it.skipIf(port43)(`a subdomain is asked as its registered domain${needs43}`, async () => {
+    const body = expectStatus(await whois('www.Google.com'), 200);
+    expect(body.query).toBe('www.Google.com');
+    expect(body.parsed.registrar).toBe('MarkMonitor, Inc.');
+    expect([f.root.queries.at(-1), f.registry.queries.at(-1), f.registrar.queries.at(-1)]).toEqual([
+      'google.com',
+      'google.com',
+      'google.com',
+    ]);
+  });
+
   it.skipIf(port43)(`fields the registrar leaves out come from the registry's answer${needs43}`, async () => {
     const body = expectStatus(await whois('SPARSE.COM.'), 200);
     expect(body.query).toBe('SPARSE.COM.');

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isDmarcRecord, organisationalDomain, parseDmarc } from '../../server/modules/tools/dmarc';
+import { isDmarcRecord, parseDmarc } from '../../server/modules/tools/dmarc';
+import { organisationalDomain } from '../../server/modules/tools/domains';
 
 describe('isDmarcRecord', () => {
   it.each(['v=DMARC1; p=none', 'v=DMARC1', 'V = DMARC1 ;p=reject', 'v=DMARC1;'])('accepts %s', (text) => {

@@ -11,8 +11,9 @@ import type {
   ToolsSpfCheck,
 } from '../../../contract/tools.contract';
 import { upstreamFailed } from '../../errors';
-import { isDmarcRecord, organisationalDomain, parseDmarc } from './dmarc';
+import { isDmarcRecord, parseDmarc } from './dmarc';
 import { DNS_TIMEOUT_MS, DnsUnreachable, queryDns } from './dns-client';
+import { organisationalDomain } from './domains';
 import { checkSpf, isDnsName, printable, type SpfAnswer, type SpfResolver } from './spf';
 import type { Tools } from './tools';
 

@@ -17,6 +17,7 @@ import type { z } from 'zod';
 import type { LookupWhoisQuery, ToolsWhoisLookup } from '../../../contract/tools.contract';
 import { upstreamFailed } from '../../errors';
 import { formatIp, parseIp } from '../../ipam';
+import { organisationalDomain } from './domains';
 import { type RdapAnswer, RdapFailed, rdapGet } from './rdap';
 import { checkedTarget, type Tools } from './tools';
 import {
@@ -52,7 +53,8 @@ interface Answer {
 
 export async function lookupWhois(tools: Tools, { query }: z.infer<typeof LookupWhoisQuery>): Promise<WhoisLookup> {
   const ip = parseIp(query);
-  const question = ip ? formatIp(ip) : query.toLowerCase().replace(/\.$/, '');
+  // Registries hold registered domains, not their subdomains: www.example.co.uk is asked as example.co.uk.
+  const question = ip ? formatIp(ip) : organisationalDomain(query);
   const parse = (text: string) => (ip ? parseWhoisNetwork(text) : parseWhoisDomain(text, tools.now()));
 
   const chain = await followReferrals(tools, question, Date.now() + WHOIS_TIME_LIMIT_MS);
