@@ -4,7 +4,7 @@
  * only: a throwaway cluster of the test's own, made with initdb and driven with pg_ctl); and the server
  * killed with SIGKILL under a stream of writes (PostgreSQL only).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -17,57 +17,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { type ServerProcess, startServerProcess } from '../support/process';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The server process with its exit status and everything it printed. */
-interface ServerUnderTest {
-  url: string;
+/** The server process keeping everything it printed, with its JSON log lines and port. */
+interface ServerUnderTest extends ServerProcess {
   port: number;
-  child: ChildProcess;
-  output(): string;
   /** JSON log lines (the startup line is plain text). */
   logLines(): Record<string, unknown>[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `npm start`'s server as test/support/process.ts starts it, keeping its exit status. */
 async function startServer(env: Record<string, string>): Promise<ServerUnderTest> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1].replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then(({ code }) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
+  const server = await startServerProcess({ LOG_LEVEL: 'info', ...env }, { keepOutput: true });
   return {
-    url,
-    port: Number(new URL(url).port),
-    child,
-    output: () => output,
+    ...server,
+    port: Number(new URL(server.url).port),
     logLines: () =>
-      output
+      server
+        .output()
         .split('\n')
         .slice(0, -1) // complete lines only
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line)),
-    exited,
   };
 }
 

@@ -3,17 +3,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 export interface ServerProcess {
   url: string;
   pid: number;
+  child: ChildProcess;
+  /** How the process ended, once it has. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it printed: up to its start line, or everything with `keepOutput`. */
+  output(): string;
   /** Ends the process (SIGTERM: a graceful shutdown; SIGKILL: a crash) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /**
  * `npm start`'s server (or another script printing "listening on <url>") in its own process, on an
- * ephemeral port, with the given environment.
+ * ephemeral port, with the given environment. `keepOutput` keeps all it prints (for tests reading its
+ * logs); otherwise the output after the start line is drained unread.
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  { script = 'server/main.ts', nodeArgs = [] as string[] } = {},
+  { script = 'server/main.ts', nodeArgs = [] as string[], keepOutput = false } = {},
 ): Promise<ServerProcess> {
   // Node itself with tsx's loader (not the tsx CLI, which would run the server in a child of its own that
   // a SIGKILL of the CLI leaves running), so a signal reaches the server process.
@@ -22,6 +28,9 @@ export async function startServerProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
@@ -29,23 +38,33 @@ export async function startServerProcess(
       const match = /listening on (http:\/\/\S+?:\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        // From here on the output (a log line per request) is drained unread: scanning and keeping it
-        // would cost this process time under load, which a benchmark would take for the server's.
-        for (const stream of [child.stdout, child.stderr]) stream?.off('data', onData).resume();
+        // From here on the output (a log line per request) is not scanned, and unless kept is drained
+        // unread: scanning and keeping it would cost this process time under load, which a benchmark
+        // would take for the server's.
+        const keep = (more: Buffer) => {
+          output += more.toString();
+        };
+        for (const stream of [child.stdout, child.stderr]) {
+          stream?.off('data', onData);
+          if (keepOutput) stream?.on('data', keep);
+          else stream?.resume();
+        }
         resolve(match[1].replace('localhost', '127.0.0.1'));
       }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    void exited.then(({ code }) => reject(new Error(`server exited with ${code}:\n${output}`)));
   });
   return {
     url,
     pid: child.pid as number,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill(signal);
-      }),
+    child,
+    exited,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      child.kill(signal);
+      await exited;
+    },
   };
 }
