@@ -18,6 +18,7 @@ import { createMetrics } from './http/metrics';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
+import { methodNotAllowed, wellFormedPath } from './http/routing';
 import { corsAllowList, docsSecurityHeaders, securityHeaders } from './http/security';
 import { staticJson } from './http/static-json';
 import type { Mailer } from './mail/mailer';
@@ -81,6 +82,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   const crossOrigin = corsAllowList(config.corsOrigins ?? []);
   if (crossOrigin) app.use(crossOrigin);
   app.use(securityHeaders());
+  app.use(wellFormedPath);
 
   const document = buildOpenApiDocument();
   app.get('/openapi.json', staticJson(document));
@@ -117,6 +119,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });
 
+  app.use(methodNotAllowed);
   app.use(notFoundHandler);
   app.use(errorHandler(log, warnError));
   return app;

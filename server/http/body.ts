@@ -1,6 +1,6 @@
 import { type AppRoute, isAppRouteNoBody } from '@ts-rest/core';
-import express, { type RequestHandler } from 'express';
-import { HttpError } from '../errors';
+import express, { type NextFunction, type RequestHandler } from 'express';
+import { badRequest, HttpError } from '../errors';
 
 const MB = 1024 * 1024;
 const regular = express.json({ limit: MB, strict: true });
@@ -48,5 +48,24 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   }
   const path = route?.path ?? '';
   const parser = SIGNED_BODIES.has(path) ? signed : path.startsWith('/api/v1/import/') ? bulk : regular;
-  parser(req, res, next);
+  parser(req, res, notAnObject(next));
 };
+
+/**
+ * Strict parsing refuses a top-level null, number, string or boolean as if it were not JSON; it is JSON,
+ * just not the object every body is: say so (400 `validation`). Parsed again only on that error.
+ */
+const notAnObject =
+  (next: NextFunction): NextFunction =>
+  (error?: unknown) => {
+    const refused = error as { type?: unknown; body?: unknown } | undefined;
+    if (refused?.type !== 'entity.parse.failed' || typeof refused.body !== 'string') return next(error);
+    let value: unknown;
+    try {
+      value = JSON.parse(refused.body);
+    } catch {
+      return next(error);
+    }
+    const got = value === null ? 'null' : typeof value === 'boolean' ? String(value) : `a ${typeof value}`;
+    next(badRequest(`body: expected a JSON object, got ${got}`));
+  };

@@ -59,9 +59,9 @@ describe('error responses are JSON {error, code}', () => {
     expect(await response.json()).toEqual({ code: 'not_found', error: 'No route for GET /api/v1/no-such-thing' });
   });
 
-  it('answers an unknown method on a known path with 404 JSON, not HTML', async () => {
+  it('answers an unknown method on a known path with 405 JSON, not HTML', async () => {
     const response = await fetch(`${t.server.url}/api/v1/folders`, { method: 'PUT' });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(405);
     expect(response.headers.get('content-type')).toContain('application/json');
   });
 
