@@ -27,6 +27,26 @@ describe('search', () => {
     expect(answer.subnets.map((s) => s.network)).toEqual(['10.1.2.0/24', '10.1.0.0/16', '10.0.0.0/8']);
   });
 
+  it.each([
+    ['/32', '10.150.0.0/16', '10.150.1.10', '10.150.1.10/32'],
+    ['/128', '2001:db8::/64', '2001:db8::a', '2001:DB8::A/128'],
+  ])('finds an address and its subnets by its %s CIDR as by its ip', async (_, network, ip, q) => {
+    const api = await fresh();
+    const subnet = await createSubnet(api, network);
+    const found = await address(api, subnet.id, ip, { hostname: 'web' });
+    expect(await search(api, q)).toEqual({
+      subnets: [{ id: subnet.id, network, name: '' }],
+      addresses: [{ id: found.id, ip, hostname: 'web' }],
+    });
+  });
+
+  it('finds a /32 subnet by its CIDR before the subnets containing it', async () => {
+    const api = await fresh();
+    await createSubnet(api, '10.150.0.0/16');
+    await createSubnet(api, '10.150.1.10/32');
+    expect(await networks(api, '10.150.1.10/32')).toEqual(['10.150.1.10/32', '10.150.0.0/16']);
+  });
+
   it('finds a subnet by its exact CIDR before the ones starting like it', async () => {
     const api = await fresh();
     for (const n of ['10.1.2.0/24', '10.1.2.0/25', '10.1.2.0/23', '10.1.20.0/24']) await createSubnet(api, n);
@@ -95,6 +115,35 @@ describe('search', () => {
     const answer = await search(api, 'site');
     expect([answer.subnets.length, answer.addresses.length]).toEqual([50, 50]);
     expect((await search(api, 'site 50')).subnets).toHaveLength(1);
+  });
+
+  it('answers the 50 lowest networks by address when more start like the query, not the first as text', async () => {
+    const api = await fresh();
+    const subnets = Array.from({ length: 60 }, (_, i) => ({ network: `10.160.${i}.0/24` }));
+    expectStatus(await api.call('importSubnets', { body: { subnets } }), 200);
+    expect(await networks(api, '10.160.')).toEqual(subnets.slice(0, 50).map((s) => s.network));
+  });
+
+  it('answers the 50 lowest networks by address when more names match, not the first by name', async () => {
+    const api = await fresh();
+    const subnets = Array.from({ length: 60 }, (_, i) => ({ network: `10.1.${i}.0/24`, name: `site ${59 - i}` }));
+    expectStatus(await api.call('importSubnets', { body: { subnets } }), 200);
+    expect(await networks(api, 'site')).toEqual(subnets.slice(0, 50).map((s) => s.network));
+  });
+
+  it('answers the 50 lowest ips when more start like the query, not the first as text', async () => {
+    const api = await fresh();
+    const subnet = await createSubnet(api, '10.1.0.0/24');
+    const addresses = Array.from({ length: 60 }, (_, i) => ({ ip: `10.1.0.${i + 1}`, subnet: subnet.network }));
+    expectStatus(await api.call('importAddresses', { body: { addresses } }), 200);
+    expect(await ips(api, '10.1.0.')).toEqual(addresses.slice(0, 50).map((a) => a.ip));
+  });
+
+  it('sorts matches of the same kind by address, not as text', async () => {
+    const api = await fresh();
+    for (const network of ['10.160.10.0/24', '10.160.2.0/24']) await createSubnet(api, network, { name: 'lab' });
+    expect(await networks(api, 'lab')).toEqual(['10.160.2.0/24', '10.160.10.0/24']);
+    expect(await networks(api, '10.160')).toEqual(['10.160.2.0/24', '10.160.10.0/24']);
   });
 
   it('shows 50 when exactly 50 match', async () => {

@@ -15,7 +15,10 @@ export interface SearchTerms {
 
 /**
  * Each kind of match is its own indexed query of at most `limit` rows with a rank (lower is better) and an
- * order within the rank; an object matched several ways keeps its best rank.
+ * order within the rank; an object matched several ways keeps its best rank. Ties sort by address
+ * (`order`: cidr and inet order by address, then prefix), never as text, where 10.0.10.0 precedes 10.0.2.0.
+ * Each part keeps its first `limit` rows by address too (addresses by VRF, then address, which their index
+ * walks: one VRF's lowest when more than `limit` match).
  */
 function ranked(table: SQL, columns: SQL, order: SQL, parts: (SQL | null | '')[], limit: number) {
   const union = sql.join(
@@ -26,7 +29,7 @@ function ranked(table: SQL, columns: SQL, order: SQL, parts: (SQL | null | '')[]
     SELECT ${columns} FROM (
       SELECT DISTINCT ON (id) id, rank, sort FROM (${union}) hit ORDER BY id, rank, sort
     ) best JOIN ${table} t ON t.id = best.id
-    ORDER BY best.rank, best.sort, ${order}
+    ORDER BY best.rank, best.sort, ${order}, t.id
     LIMIT ${limit}`;
 }
 
@@ -44,9 +47,9 @@ export async function searchSubnets(db: Db, orgId: string, terms: SearchTerms, l
               ORDER BY masklen(network) DESC`,
         terms.prefix &&
           sql`SELECT id, 2 AS rank, 0 AS sort FROM subnets WHERE ${org} AND network::text LIKE ${terms.prefix}
-              ORDER BY network::text`,
+              ORDER BY network`,
         sql`SELECT id, 3 AS rank, CASE WHEN name ILIKE ${terms.exact} THEN 0 ELSE 1 END AS sort FROM subnets
-            WHERE ${org} AND name ILIKE ${terms.substring} ORDER BY sort, name`,
+            WHERE ${org} AND name ILIKE ${terms.substring} ORDER BY sort, network`,
         sql`SELECT id, 4 AS rank, 0 AS sort FROM subnets WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY network`,
       ],
       limit,
@@ -64,9 +67,9 @@ export async function searchAddresses(db: Db, orgId: string, terms: SearchTerms,
       sql`t.ip`,
       [
         terms.ip && sql`SELECT id, 0 AS rank, 0 AS sort FROM addresses WHERE ${org} AND ip = ${terms.ip}::inet`,
-        sql`SELECT id, 1 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.exact}`,
+        sql`SELECT id, 1 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.exact} ORDER BY space_id, ip`,
         terms.prefix &&
-          sql`SELECT id, 2 AS rank, 0 AS sort FROM addresses WHERE ${org} AND host(ip) LIKE ${terms.prefix} ORDER BY host(ip)`,
+          sql`SELECT id, 2 AS rank, 0 AS sort FROM addresses WHERE ${org} AND host(ip) LIKE ${terms.prefix} ORDER BY space_id, ip`,
         sql`SELECT id, 3 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.substring} ORDER BY space_id, ip`,
         sql`SELECT id, 4 AS rank, 0 AS sort FROM addresses WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY space_id, ip`,
       ],

@@ -1,6 +1,6 @@
 import { SEARCH_MAX_RESULTS } from '../../../contract/search.contract';
 import type { Db } from '../../db/connection';
-import { formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
+import { BITS, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import * as repo from './search.repo';
 
@@ -10,12 +10,14 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** The ways a query can match: as an ip, a CIDR, the start of one, and text. */
 export function searchTerms(q: string): repo.SearchTerms {
   const text = q.trim();
-  const ip = parseIp(text);
-  const cidr = text.includes('/') ? parseCidr(text) : null;
+  const cidr = text.includes('/') ? (parseCidr(text)?.cidr ?? null) : null;
+  // A host CIDR (/32, /128) names one address: it finds what the bare ip finds (and a subnet of that CIDR).
+  const hostCidr = cidr !== null && cidr.prefix === BITS[cidr.version];
+  const ip = parseIp(text) ?? (hostCidr ? { version: cidr.version, value: cidr.network } : null);
   const lower = text.toLowerCase();
   return {
     ip: ip ? formatIp(ip) : null,
-    cidr: cidr ? formatCidr(cidr.cidr) : null,
+    cidr: cidr ? formatCidr(cidr) : null,
     prefix: /^[0-9a-f:.]+(\/\d*)?$/.test(lower) ? `${escapeLike(lower)}%` : null,
     substring: `%${escapeLike(text)}%`,
     exact: escapeLike(text),
