@@ -34,6 +34,15 @@ const t = useTestServer(() => ({
 }));
 
 const freeOrg = () => t.server.newOrg({ plan: 'free' });
+/** When the organisation was created, in ms since the epoch, as the database recorded it. */
+async function createdAtOf(org: TestOrg) {
+  const [{ created }] = rowsOf<{ created: string }>(
+    await t.server.database.db.execute(
+      sql`SELECT created_at::text AS created FROM organizations WHERE id = ${org.orgId}`,
+    ),
+  );
+  return Date.parse(created.replace(' ', 'T').replace(/\+00$/, 'Z'));
+}
 const planOf = async (org: TestOrg) => expectStatus(await org.web.call('getBillingPlan'), 200);
 const checkout = (org: TestOrg, body?: unknown) => org.web.call('createCheckoutSession', { body });
 
@@ -167,18 +176,30 @@ describe('POST /billing/checkout', () => {
 
   it('opens checkout at the cooldown exactly: a second before, 403; from then on, a page', async () => {
     const org = await freeOrg();
-    const [{ created }] = rowsOf<{ created: string }>(
-      await t.server.database.db.execute(
-        sql`SELECT created_at::text AS created FROM organizations WHERE id = ${org.orgId}`,
-      ),
-    );
-    const createdAt = Date.parse(created.replace(' ', 'T').replace(/\+00$/, 'Z'));
+    const createdAt = await createdAtOf(org);
     try {
       clockOffsetMs = createdAt + (COOLDOWN_S - 1) * 1000 - Date.now();
       const early = expectStatus(await checkout(org), 403);
       expect(early).toMatchObject({ code: 'checkout_cooldown', retry_after_seconds: 1 });
       clockOffsetMs = createdAt + COOLDOWN_S * 1000 - Date.now();
       expectStatus(await checkout(org), 200);
+    } finally {
+      clockOffsetMs = COOLDOWN_S * 1000 + 60_000;
+    }
+  });
+
+  it('says in the cooldown refusal when checkout opens, how long from now, and the cooldown after creation', async () => {
+    const org = await freeOrg();
+    const createdAt = await createdAtOf(org);
+    try {
+      clockOffsetMs = createdAt + 589_000 - Date.now();
+      const error = expectStatus(await checkout(org), 403);
+      if (!('available_at' in error)) throw new Error('not a cooldown error');
+      expect(Date.parse(error.available_at) - createdAt).toBeGreaterThanOrEqual(COOLDOWN_S * 1000 - 1);
+      expect(Date.parse(error.available_at) - createdAt).toBeLessThanOrEqual(COOLDOWN_S * 1000);
+      expect(error.error).toBe(
+        `Checkout is available from ${error.available_at} (in 11 s), 600 s after the organisation was created`,
+      );
     } finally {
       clockOffsetMs = COOLDOWN_S * 1000 + 60_000;
     }
@@ -336,4 +357,28 @@ describe('billing without Stripe configured', () => {
     });
     expect(expectStatus(webhook, 503).code).toBe('billing_unavailable');
   });
+});
+
+describe('402 plan_limit messages', () => {
+  /** The refusal of one folder more than the `limit` the organisation has made. */
+  const refusal = async (org: TestOrg, limit: number) => {
+    for (let i = 0; i < limit; i++) expectStatus(await org.web.call('createFolder', { body: { name: `f${i}` } }), 201);
+    return expectStatus(await org.web.call('createFolder', { body: { name: 'one more' } }), 402).error;
+  };
+
+  it('tells a plan’s organisation to upgrade the plan', async () => {
+    expect(await refusal(await freeOrg(), 5)).toBe(
+      'Plan limit reached: 5 folders (you have 5). Upgrade the plan to add more.',
+    );
+  });
+
+  it.each(['enterprise', 'pro'] as const)(
+    'tells an organisation on %s with a custom limit to contact support, not to upgrade',
+    async (plan) => {
+      const org = await t.server.newOrg({ plan, limits: { folders: 2 } });
+      expect(await refusal(org, 2)).toBe(
+        "Plan limit reached: 2 folders (you have 2). This is the organisation's custom limit: contact support to raise it.",
+      );
+    },
+  );
 });

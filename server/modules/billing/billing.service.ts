@@ -82,9 +82,11 @@ export class CheckoutCooldown extends Error {
   constructor(
     readonly availableAt: Date,
     readonly retryAfterSeconds: number,
+    cooldownSeconds: number,
   ) {
     super(
-      `Checkout is available from ${availableAt.toISOString()}, ${retryAfterSeconds} s after the organisation was created`,
+      `Checkout is available from ${availableAt.toISOString()} (in ${retryAfterSeconds} s), ` +
+        `${cooldownSeconds} s after the organisation was created`,
     );
   }
 }
@@ -102,7 +104,10 @@ export async function startCheckout(context: Billing, caller: Principal, plan: P
   }
   const now = context.now();
   const availableAt = checkoutAvailableAt(account, config, now);
-  if (availableAt) throw new CheckoutCooldown(availableAt, Math.ceil((availableAt.getTime() - now.getTime()) / 1000));
+  if (availableAt) {
+    const retryAfter = Math.ceil((availableAt.getTime() - now.getTime()) / 1000);
+    throw new CheckoutCooldown(availableAt, retryAfter, config.checkoutCooldownSeconds);
+  }
   const customer = account.stripeCustomerId ?? (await newCustomer(context, stripe, account));
   const session = await viaStripe('start a checkout', () =>
     stripe.checkout.sessions.create({

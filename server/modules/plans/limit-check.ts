@@ -37,10 +37,9 @@ export async function limitRoomLocked(
   const known = owner.plan ? owner : await getOrganization(tx, owner.orgId);
   if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return () => {};
   const org = await lockOrganization(tx, owner.orgId);
-  const limits = effectiveLimits(org.plan, org.limitOverrides);
   let current = await countCurrent();
   return (adding = 1) => {
-    assertWithinLimit(limits, name, current, adding);
+    assertWithinLimit(org, name, current, adding);
     current += adding;
   };
 }
@@ -58,4 +57,4 @@ export const limitLockSteps = (caller: Principal, name: LimitName): Step<unknown
 
 /** 402 when adding `adding` to `current` would pass the caller's limit of `name`. */
 export const assertCallerWithinLimit = (caller: Principal, name: LimitName, current: number, adding = 1) =>
-  assertWithinLimit(effectiveLimits(caller.plan, caller.limitOverrides), name, current, adding);
+  assertWithinLimit(caller, name, current, adding);

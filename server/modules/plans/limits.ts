@@ -94,16 +94,23 @@ const limitLabels: Record<LimitName, string> = {
   activity_retention_days: 'days of activity history',
 };
 
-/** 402 when adding `adding` items to `current` would pass the limit. */
-export function assertWithinLimit(limits: Limits, name: LimitName, current: number, adding = 1): void {
-  const limit = limits[name];
-  if (limit !== null && current + adding > limit) {
-    throw new HttpError(
-      402,
-      'plan_limit',
-      `Plan limit reached: ${limit} ${limitLabels[name]} (you have ${current}). Upgrade the plan to add more.`,
-    );
-  }
+/** An organisation's plan and the operator's overrides of its limits (`set-limits`). */
+export type LimitedOrganization = { plan: Plan; limitOverrides: Partial<Record<string, number | null>> };
+
+/** 402 when adding `adding` items to `current` would pass the organisation's limit of `name`. */
+export function assertWithinLimit(org: LimitedOrganization, name: LimitName, current: number, adding = 1): void {
+  const limit = effectiveLimits(org.plan, org.limitOverrides)[name];
+  if (limit === null || current + adding <= limit) return;
+  // No plan raises an enterprise organisation's limits or an override: only the operator does.
+  const custom = org.plan === 'enterprise' || name in org.limitOverrides;
+  throw new HttpError(
+    402,
+    'plan_limit',
+    `Plan limit reached: ${limit} ${limitLabels[name]} (you have ${current}). ` +
+      (custom
+        ? "This is the organisation's custom limit: contact support to raise it."
+        : 'Upgrade the plan to add more.'),
+  );
 }
 
 /** The per-minute request limit of a caller: the plan's, or the organisation's override; null is unlimited. */
