@@ -22,18 +22,14 @@ import {
   recordDelete,
   recordUpdate,
 } from '../activity/activity.service';
-import {
-  assertCallerWithinLimit,
-  assertLimitLocked,
-  limitLockSteps,
-  limitOf,
-  limitRoomLocked,
-} from '../plans/limit-check';
+import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import {
   type AddressHome,
   addressHomeOf,
+  addressHomesOf,
   allocationHomeOf,
+  lockAddressHome,
   lockAddressHomeStep,
   lockSpaces,
   spaceOf,
@@ -181,23 +177,28 @@ export async function createAddress(
   }
 }
 
-/** Validates every ip first (nothing is created when one is bad), then creates those not yet assigned. */
+/**
+ * Validates every ip first (nothing is created when one is bad), then creates those not yet assigned. The
+ * subnet is read under its space's shared lock, in the transaction: a delete or split of it that came first
+ * is a 404, and none can come before the addresses are written.
+ */
 export async function batchCreateAddresses(
   db: Db,
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof BatchCreateAddressesBody>,
 ) {
-  const subnet = homeOf(await addressHomeOf(db, caller.orgId, subnetId));
-  const ips = [...new Set(input.ips.map((text) => assignableIp(subnet, text)))];
+  const orgId = caller.orgId;
   return db.transaction(async (tx) => {
+    // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
+    const take = await limitRoomLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId));
+    const subnet = homeOf(await lockAddressHome(tx, orgId, subnetId));
+    const ips = [...new Set(input.ips.map((text) => assignableIp(subnet, text)))];
     const spaceId = spaceOf(subnet.row.vrfId);
-    const fresh = ips.length - (await repo.countAssigned(tx, caller.orgId, spaceId, ips));
-    await assertLimitLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, caller.orgId), fresh);
-    await lockSpaces(tx, caller.orgId, [spaceId], 'shared');
-    await assertNotInChild(tx, caller.orgId, subnetId, ips);
+    take(ips.length - (await repo.countAssigned(tx, orgId, spaceId, ips)));
+    await assertNotInChild(tx, orgId, subnetId, ips);
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
-    const inserted = await repo.insertSkippingAssigned(tx, caller.orgId, rows);
+    const inserted = await repo.insertSkippingAssigned(tx, orgId, rows);
     await recordCreatedMany(tx, caller, 'batch_create', 'address', inserted, addressFields);
     return { created: inserted.length };
   });
@@ -281,7 +282,17 @@ export async function importAddresses(tx: Db, caller: Principal, items: Imported
     items.map((item) => spaceOf(item.home.vrfId)),
     'shared',
   );
-  const ips = items.map((item) => orRowError(() => assignableIp(homeOf(item.home), item.input.ip)));
+  // Read again under the locks: a subnet deleted, split or moved since the rows named it is their error.
+  const current = await addressHomesOf(tx, orgId, [...new Set(items.map((item) => item.home.id))]);
+  const ips = items.map((item): string | RowOutcome => {
+    const home = current.get(item.home.id);
+    const network = item.home.network;
+    if (!home) return { status: 'error', error: `subnet: ${network} was deleted or split while the import ran` };
+    if (spaceOf(home.vrfId) !== spaceOf(item.home.vrfId)) {
+      return { status: 'error', error: `subnet: ${network} moved to another VRF while the import ran` };
+    }
+    return orRowError(() => assignableIp(homeOf(home), item.input.ip));
+  });
   const inChild = await childrenHolding(tx, orgId, items, ips);
   const assigned = await repo.assignedAmong(
     tx,

@@ -7,15 +7,20 @@ export type FolderRow = typeof folders.$inferSelect;
 export type FolderValues = { name: string; description?: string; sortOrder?: number };
 
 /** Subnets in a removed folder keep existing: the foreign key sets their folder_id to null. */
-export const { get, getForUpdate, countInOrg, insert, update, remove } = orgRows<typeof folders, FolderValues>(folders);
+export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
+  typeof folders,
+  FolderValues
+>(folders);
 
 export const list = (db: Db, orgId: string) =>
   db.select().from(folders).where(eq(folders.orgId, orgId)).orderBy(asc(folders.sortOrder), asc(folders.name));
 
+/** The row with this name, kept from being deleted until the transaction ends (see getForReference). */
 export const findByName = async (db: Db, orgId: string, name: string) =>
   (
     await db
       .select()
       .from(folders)
       .where(and(eq(folders.orgId, orgId), eq(folders.name, name)))
+      .for('key share')
   )[0];

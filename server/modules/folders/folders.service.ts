@@ -48,5 +48,11 @@ export async function deleteFolder(db: Db, caller: Principal, id: string) {
 export const ensureFolder = (tx: Db, caller: Actor, name: string) =>
   folder.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
-/** Whether the organisation has this folder: for other modules' references to it. */
+/** Whether the organisation has this folder (a plain read, as a filter's check). */
 export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));
+
+/**
+ * Whether the organisation has this folder, which then stays until the transaction ends: for other modules'
+ * rows about to refer to it (a delete under way is waited for).
+ */
+export const lockForReference = folder.lockForReference;

@@ -7,9 +7,10 @@ export type LocationRow = typeof locations.$inferSelect;
 export type LocationValues = { name: string; address?: string };
 
 /** Subnets and VLANs at a removed location keep existing: the foreign keys clear their location_id. */
-export const { get, getForUpdate, countInOrg, insert, update, remove } = orgRows<typeof locations, LocationValues>(
-  locations,
-);
+export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
+  typeof locations,
+  LocationValues
+>(locations);
 
 export const listWithCounts = (db: Db, orgId: string) =>
   db
@@ -28,10 +29,12 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .where(eq(locations.orgId, orgId))
     .orderBy(asc(locations.name));
 
+/** The row with this name, kept from being deleted until the transaction ends (see getForReference). */
 export const findByName = async (db: Db, orgId: string, name: string) =>
   (
     await db
       .select()
       .from(locations)
       .where(and(eq(locations.orgId, orgId), eq(locations.name, name)))
+      .for('key share')
   )[0];

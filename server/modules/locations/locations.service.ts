@@ -46,5 +46,8 @@ export async function deleteLocation(db: Db, caller: Principal, id: string) {
 export const ensureLocation = (tx: Db, caller: Actor, name: string) =>
   location.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
-/** Whether the organisation has this location: for other modules' references to it. */
-export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));
+/**
+ * Whether the organisation has this location, which then stays until the transaction ends: for other modules'
+ * rows about to refer to it (a delete under way is waited for).
+ */
+export const lockForReference = location.lockForReference;

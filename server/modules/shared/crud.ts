@@ -41,8 +41,10 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
     return row;
   };
   /**
-   * The row `find` answers, else a new one (within the plan's limit, logged). When a concurrent transaction
-   * adds the same row first, the insert (in a savepoint, so this transaction goes on) yields to it.
+   * The row `find` answers, else a new one (within the plan's limit, logged). `find` locks the row it finds
+   * against deletion (FOR KEY SHARE), so the caller may refer to it until its transaction ends; one deleted
+   * meanwhile is not found, and made anew. When a concurrent transaction adds the same row first, the insert
+   * (in a savepoint, so this transaction goes on) yields to it.
    */
   const ensure = async (tx: Db, caller: Actor, find: () => Promise<Row | undefined>, values: Values) => {
     const existing = await find();
@@ -54,14 +56,25 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
       return orNotFound(await find(), name);
     }
   };
+  /** Checks run in the transaction of a create or update before it writes (rows the values refer to). */
+  type Check = (tx: Db) => Promise<void>;
   return {
     name,
     ensure,
-    create: (db: Db, caller: Principal, values: Values, duplicate: string) =>
-      db.transaction((tx) => insert(tx, caller, values, duplicate)),
-    /** Changes the given columns of the row, locked while it changes, and logs what changed. */
-    update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string) =>
+    /**
+     * Whether the organisation has this row, which then stays until the transaction ends: for another
+     * module's row about to refer to it (a delete under way is waited for, and then it is gone).
+     */
+    lockForReference: async (tx: Db, orgId: string, id: string) => Boolean(await repo.getForReference(tx, orgId, id)),
+    create: (db: Db, caller: Principal, values: Values, duplicate: string, check?: Check) =>
       db.transaction(async (tx) => {
+        await check?.(tx);
+        return insert(tx, caller, values, duplicate);
+      }),
+    /** Changes the given columns of the row, locked while it changes, and logs what changed. */
+    update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>
+      db.transaction(async (tx) => {
+        await check?.(tx);
         const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), name);
         const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
         await recordUpdate(tx, caller, type, id, fields(before), fields(row));

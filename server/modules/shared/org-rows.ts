@@ -14,6 +14,12 @@ export interface OrgRows<Row, Values> {
   get: (db: Db, orgId: string, id: string) => Promise<Row>;
   /** The row locked until the transaction ends, so its old values stay true while it is changed. */
   getForUpdate: (db: Db, orgId: string, id: string) => Promise<Row>;
+  /**
+   * The row kept from being deleted until the transaction ends (FOR KEY SHARE, which changes of its other
+   * columns do not wait for): taken before another row is written to refer to it, so the foreign key cannot
+   * refuse that write; undefined when it is gone (a delete that was under way has committed).
+   */
+  getForReference: (db: Db, orgId: string, id: string) => Promise<Row | undefined>;
   countInOrg: (db: Db, orgId: string) => Promise<number>;
   insert: (db: Db, orgId: string, values: Values) => Promise<Row>;
   /** Sets the given columns and updated_at. */
@@ -36,6 +42,7 @@ export function orgRows<T extends OrgTable, Values extends Omit<T['$inferInsert'
   return {
     get: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id))),
     getForUpdate: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('update')),
+    getForReference: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('key share')),
     countInOrg: async (db, orgId) => (await db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0].n,
     insert: async (db, orgId, values) =>
       first(

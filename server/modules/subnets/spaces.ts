@@ -53,9 +53,31 @@ export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Pr
 
 /**
  * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), as a step
- * of the pipeline writing one address: no row when the organisation has no such subnet.
+ * of the pipeline writing one address: no row when the organisation has no such subnet. (The row is as it was
+ * before the lock was waited for: the statements after it see what a subnet write holding the space did.)
  */
 export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressHomeLocked.step(orgId, subnetId);
+
+/**
+ * An address's home with its space locked shared until the transaction ends, read again under the lock, so
+ * it cannot be deleted, split or moved before the transaction ends: undefined when it is gone (a subnet write
+ * holding the space came first). One moved to another space meanwhile has that space locked too.
+ */
+export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> {
+  for (;;) {
+    const [held] = await addressHomeLocked(tx, orgId, subnetId);
+    const current = held && (await addressHomeOf(tx, orgId, subnetId));
+    if (!current || spaceOf(current.vrfId) === spaceOf(held.vrfId)) return current;
+  }
+}
+
+/** The organisation's subnets among `ids` as addresses' homes, by id (those it has). */
+export async function addressHomesOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, AddressHome>> {
+  if (ids.length === 0) return new Map();
+  const result = await db.execute(sql`
+    SELECT id, ${sql.raw(HOME_COLUMNS)} FROM subnets WHERE org_id = ${orgId} AND id = ANY(${`{${ids.join(',')}}`}::uuid[])`);
+  return new Map(rowsOf<AddressHome & { id: string }>(result).map((row) => [row.id, row]));
+}
 
 /** What allocating addresses in a subnet reads of it: its home, gateway and direct children. */
 export interface AllocationHome extends AddressHome {

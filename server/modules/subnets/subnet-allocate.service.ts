@@ -32,8 +32,8 @@ export async function allocateSubnets(
       `prefix_length: must be longer than the subnet's /${cidr.prefix} and at most ${bits}, not ${input.prefix_length}`,
     );
   }
-  await assertReferences(db, orgId, input);
   const created = await db.transaction(async (tx) => {
+    await assertReferences(tx, orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), input.count);
     const parent = await lockSubnet(tx, orgId, parentId, row.vrfId);
     const blocks = freeBlocks(cidr, input.prefix_length, await occupied(tx, orgId, parent, cidr), input.count).blocks;

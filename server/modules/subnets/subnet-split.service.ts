@@ -9,6 +9,7 @@ import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
+import { lockReferences } from './subnets.service';
 
 /**
  * Replaces a subnet by `parts` equal subnets that inherit its folder, parent, name, VRF and pool flag; its
@@ -28,13 +29,16 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
   return db.transaction(async (tx) => {
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
     const row = await lockSubnet(tx, orgId, id, before.vrfId);
+    // The parts refer to its folder and VRF: kept from being deleted (a folder deleted meanwhile is none).
+    const gone = await lockReferences(tx, orgId, { folder_id: row.folderId, vrf_id: row.vrfId });
     // A part can equal any descendant, not only a direct child.
     const clash = await repo.findInsideWithPrefix(tx, orgId, spaceOf(row.vrfId), row.network, prefix);
     if (clash) throw duplicate(`parts: the part ${clash.network} already exists as a subnet (${clash.id})`);
     await repo.reparentChildren(tx, orgId, id, row.parentId);
     const addressesRemoved = await repo.deleteOwnAddresses(tx, orgId, id);
     await repo.remove(tx, orgId, id);
-    const inherited = { folderId: row.folderId, name: row.name, vrfId: row.vrfId, isPool: row.isPool };
+    const folderId = gone.includes('folder_id') ? null : row.folderId;
+    const inherited = { folderId, name: row.name, vrfId: row.vrfId, isPool: row.isPool };
     const created = await repo.insertMany(
       tx,
       orgId,

@@ -49,21 +49,40 @@ function hostFields(input: Partial<Record<'gateway' | 'dns_primary' | 'dns_secon
   return { gateway: check('gateway'), dnsPrimary: check('dns_primary'), dnsSecondary: check('dns_secondary') };
 }
 
-/** References given by id in a body must be the caller's; a missing one is the request's fault (400). */
-export async function assertReferences(
-  db: Db,
-  orgId: string,
-  refs: { folder_id?: string | null; vlan_id?: string | null; vrf_id?: string | null; location_id?: string | null },
-) {
-  const checks: [string, string | null | undefined, (db: Db, org: string, id: string) => Promise<unknown>][] = [
-    ['folder_id', refs.folder_id, folders.exists],
-    ['vlan_id', refs.vlan_id, vlans.exists],
-    ['vrf_id', refs.vrf_id, vrfs.exists],
-    ['location_id', refs.location_id, locations.exists],
+type References = {
+  folder_id?: string | null;
+  vlan_id?: string | null;
+  vrf_id?: string | null;
+  location_id?: string | null;
+};
+
+/**
+ * Locks the folder, VLAN, VRF and location these ids name against deletion until the transaction ends, so
+ * the subnet written next may refer to them (a delete under way is waited for); answers the fields whose
+ * object is gone. Taken before any subnet row is locked: a delete locks its row, then the subnets it clears.
+ */
+export async function lockReferences(tx: Db, orgId: string, refs: References): Promise<string[]> {
+  const checks: [keyof References, (tx: Db, org: string, id: string) => Promise<boolean>][] = [
+    ['folder_id', folders.lockForReference],
+    ['vlan_id', vlans.lockForReference],
+    ['vrf_id', vrfs.lockForReference],
+    ['location_id', locations.lockForReference],
   ];
-  for (const [field, id, find] of checks) {
-    if (id && !(await find(db, orgId, id))) throw badRequest(`${field}: no such object with id ${id}`);
+  const gone: string[] = [];
+  for (const [field, lock] of checks) {
+    const id = refs[field];
+    if (id && !(await lock(tx, orgId, id))) gone.push(field);
   }
+  return gone;
+}
+
+/**
+ * References given by id in a body must be the caller's: a missing one is the request's fault (400), also
+ * when it is deleted while the request runs (checked and locked in the transaction that writes them).
+ */
+export async function assertReferences(tx: Db, orgId: string, refs: References) {
+  const [field] = await lockReferences(tx, orgId, refs);
+  if (field) throw badRequest(`${field}: no such object with id ${refs[field as keyof References]}`);
 }
 
 /** A subnet as the API shows it, with its utilization and its direct children. */
@@ -116,8 +135,8 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     locationId: input.location_id ?? null,
   });
   const { network, vrfId } = values;
-  await assertReferences(db, caller.orgId, input);
   const created = await db.transaction(async (tx) => {
+    await assertReferences(tx, caller.orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
     await assertNotInSpace(tx, caller.orgId, spaceOf(vrfId), network);
@@ -141,8 +160,8 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
   const current = orNotFound(await repo.get(db, orgId, id), 'Subnet');
   const cidr = parseCidr(current.network)!.cidr;
   const hosts = hostFields(input, cidr);
-  await assertReferences(db, orgId, input);
   await db.transaction(async (tx) => {
+    await assertReferences(tx, orgId, input);
     const values: Partial<repo.SubnetInsert> = given({
       name: input.name,
       description: input.description,

@@ -7,7 +7,10 @@ export type VlanRow = typeof vlans.$inferSelect;
 export type VlanValues = { vlanNumber: number; name?: string; description?: string; locationId?: string | null };
 
 /** Subnets on a removed VLAN keep existing: the foreign key clears their vlan_id. */
-export const { get, getForUpdate, countInOrg, insert, update, remove } = orgRows<typeof vlans, VlanValues>(vlans);
+export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
+  typeof vlans,
+  VlanValues
+>(vlans);
 
 export const listWithCounts = (db: Db, orgId: string) =>
   db
@@ -22,10 +25,12 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .where(eq(vlans.orgId, orgId))
     .orderBy(asc(vlans.vlanNumber));
 
+/** The row with this number, kept from being deleted until the transaction ends (see getForReference). */
 export const findByNumber = async (db: Db, orgId: string, vlanNumber: number) =>
   (
     await db
       .select()
       .from(vlans)
       .where(and(eq(vlans.orgId, orgId), eq(vlans.vlanNumber, vlanNumber)))
+      .for('key share')
   )[0];

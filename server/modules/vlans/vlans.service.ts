@@ -23,12 +23,15 @@ const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
 
 const duplicateNumber = (n: number | undefined) => `VLAN ${n} already exists in this organisation`;
 
-/** A location referenced in a body must be one of the caller's; a missing one is the request's fault (400). */
-async function assertLocation(db: Db, orgId: string, locationId: string | null | undefined) {
-  if (locationId && !(await locations.exists(db, orgId, locationId))) {
+/**
+ * A location referenced in a body must be one of the caller's (a missing one is the request's fault: 400);
+ * checked in the transaction that writes the reference, which it keeps from being deleted meanwhile.
+ */
+const assertLocation = (orgId: string, locationId: string | null | undefined) => async (tx: Db) => {
+  if (locationId && !(await locations.lockForReference(tx, orgId, locationId))) {
     throw badRequest(`location_id: no location with id ${locationId}`);
   }
-}
+};
 
 export async function listVlans(db: Db, caller: Principal) {
   const rows = await repo.listWithCounts(db, caller.orgId);
@@ -40,26 +43,26 @@ export async function getVlan(db: Db, caller: Principal, id: string) {
 }
 
 export async function createVlan(db: Db, caller: Principal, input: z.infer<typeof CreateVlanBody>) {
-  await assertLocation(db, caller.orgId, input.location_id);
   const values = given({
     vlanNumber: input.vlan_number,
     name: input.name,
     description: input.description,
     locationId: input.location_id,
   }) as repo.VlanValues;
-  return toDto(await vlan.create(db, caller, values, duplicateNumber(input.vlan_number)));
+  const check = assertLocation(caller.orgId, input.location_id);
+  return toDto(await vlan.create(db, caller, values, duplicateNumber(input.vlan_number), check));
 }
 
 export async function updateVlan(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVlanBody>) {
   orNotFound(await repo.get(db, caller.orgId, id), vlan.name);
-  await assertLocation(db, caller.orgId, input.location_id);
   const values = given({
     vlanNumber: input.vlan_number,
     name: input.name,
     description: input.description,
     locationId: input.location_id,
   });
-  return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number)));
+  const check = assertLocation(caller.orgId, input.location_id);
+  return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number), check));
 }
 
 export async function deleteVlan(db: Db, caller: Principal, id: string) {
@@ -70,5 +73,8 @@ export async function deleteVlan(db: Db, caller: Principal, id: string) {
 export const ensureVlan = (tx: Db, caller: Actor, vlanNumber: number) =>
   vlan.ensure(tx, caller, () => repo.findByNumber(tx, caller.orgId, vlanNumber), { vlanNumber });
 
-/** Whether the organisation has this VLAN: for other modules' references to it. */
-export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));
+/**
+ * Whether the organisation has this VLAN, which then stays until the transaction ends: for other modules'
+ * rows about to refer to it (a delete under way is waited for).
+ */
+export const lockForReference = vlan.lockForReference;

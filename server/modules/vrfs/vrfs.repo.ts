@@ -7,7 +7,10 @@ export type VrfRow = typeof vrfs.$inferSelect;
 export type VrfValues = { name: string; rd?: string; description?: string };
 
 /** A VRF that subnets use is not removed: the foreign key refuses (see deleteVrf). */
-export const { get, getForUpdate, countInOrg, insert, update, remove } = orgRows<typeof vrfs, VrfValues>(vrfs);
+export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
+  typeof vrfs,
+  VrfValues
+>(vrfs);
 
 export const listWithCounts = (db: Db, orgId: string) =>
   db
@@ -30,10 +33,12 @@ export const countSubnets = async (db: Db, orgId: string, id: string) =>
       .where(and(eq(subnets.orgId, orgId), eq(subnets.vrfId, id)))
   )[0].n;
 
+/** The row with this name, kept from being deleted until the transaction ends (see getForReference). */
 export const findByName = async (db: Db, orgId: string, name: string) =>
   (
     await db
       .select()
       .from(vrfs)
       .where(and(eq(vrfs.orgId, orgId), eq(vrfs.name, name)))
+      .for('key share')
   )[0];

@@ -57,5 +57,8 @@ export async function deleteVrf(db: Db, caller: Principal, id: string) {
 export const ensureVrf = (tx: Db, caller: Actor, name: string) =>
   vrf.ensure(tx, caller, () => repo.findByName(tx, caller.orgId, name), { name });
 
-/** Whether the organisation has this VRF: for other modules' references to it. */
-export const exists = async (db: Db, orgId: string, id: string) => Boolean(await repo.get(db, orgId, id));
+/**
+ * Whether the organisation has this VRF, which then stays until the transaction ends: for other modules'
+ * rows about to refer to it (a delete under way is waited for).
+ */
+export const lockForReference = vrf.lockForReference;
