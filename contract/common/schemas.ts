@@ -25,10 +25,52 @@ export const MessageResponse = extendApi(
 
 /** Free-form object of string keys (custom fields, change sets, parsed records, headers). */
 export const FreeForm = z.record(z.string(), z.unknown());
-export const CustomFields = extendApi(z.record(z.string(), z.unknown()), {
-  description: 'Free-form object of string keys',
-  example: { rack: 'R12', owner_team: 'netops' },
-});
+/** Bounds of `custom_fields`: what a user types about a subnet or an address, not a document store. */
+export const CUSTOM_FIELDS_MAX_DEPTH = 8;
+export const CUSTOM_FIELDS_MAX_BYTES = 16 * 1024;
+export const CUSTOM_FIELDS_MAX_KEYS = 100;
+
+/**
+ * How deep a JSON value nests objects and arrays (a scalar: 0, `{}`: 1), walked with a stack of its own (no
+ * recursion, which a value thousands deep would overflow); stops counting past `stopAbove`.
+ */
+function nestingDepth(value: unknown, stopAbove: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > stopAbove) break;
+    for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
+export const CustomFields = extendApi(
+  z.record(z.string(), z.unknown()).superRefine((fields, ctx) => {
+    const problem = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    const keys = Object.keys(fields).length;
+    if (keys > CUSTOM_FIELDS_MAX_KEYS) return problem(`has ${keys} keys; at most ${CUSTOM_FIELDS_MAX_KEYS}`);
+    const depth = nestingDepth(fields, CUSTOM_FIELDS_MAX_DEPTH);
+    if (depth > CUSTOM_FIELDS_MAX_DEPTH) {
+      return problem(`nests objects and arrays more than ${CUSTOM_FIELDS_MAX_DEPTH} levels deep`);
+    }
+    // Stringified only once known to be shallow.
+    const bytes = new TextEncoder().encode(JSON.stringify(fields)).length;
+    if (bytes > CUSTOM_FIELDS_MAX_BYTES) {
+      problem(`is ${bytes} bytes as JSON; at most ${CUSTOM_FIELDS_MAX_BYTES} (16 KiB)`);
+    }
+  }),
+  {
+    description:
+      `Free-form object of string keys: at most ${CUSTOM_FIELDS_MAX_KEYS} keys at the top level, objects and ` +
+      `arrays nested at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep (the object itself is the first), and at ` +
+      `most ${CUSTOM_FIELDS_MAX_BYTES} bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields`,
+    maxProperties: CUSTOM_FIELDS_MAX_KEYS,
+    example: { rack: 'R12', owner_team: 'netops' },
+  },
+);
 
 /** Query integer with a range and default, e.g. `limit` and `offset`. */
 export function queryInt(min: number, max: number): z.ZodOptional<z.ZodNumber>;

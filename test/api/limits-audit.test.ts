@@ -15,6 +15,12 @@ import type { ZodTypeAny } from 'zod';
 import { ACTIVITY_EXPORT_MAX_ROWS } from '../../contract/activity.contract';
 import { ALLOCATE_MAX_ADDRESSES } from '../../contract/addresses.contract';
 import { IDEMPOTENCY_KEY_TTL_HOURS, IdempotencyHeaders } from '../../contract/common/idempotency';
+import {
+  CUSTOM_FIELDS_MAX_BYTES,
+  CUSTOM_FIELDS_MAX_DEPTH,
+  CUSTOM_FIELDS_MAX_KEYS,
+  CustomFields,
+} from '../../contract/common/schemas';
 import { IMPORT_MAX_ROWS, ImportSubnetRow } from '../../contract/import-export.contract';
 import type { OperationId } from '../../contract/routes';
 import { SEARCH_MAX_RESULTS } from '../../contract/search.contract';
@@ -603,6 +609,46 @@ const LIMITS: Limit[] = [
     tests: [
       ref('idempotency', 'accepts a key of 255 visible characters and refuses 256, or one with a space (400)'),
       ref('idempotency', 'forgets a key after 24 hours: the same request then runs again'),
+    ],
+  },
+  {
+    name: 'custom_fields (levels deep; bytes as JSON; top-level keys)',
+    where: 'Design (docs/decisions.md › Hardening): the specification leaves custom_fields free-form',
+    figure: { depth: 8, bytes: 16_384, keys: 100 },
+    server: () => ({
+      depth: uniform([
+        CUSTOM_FIELDS_MAX_DEPTH,
+        largestAccepted((n) => accepts(CustomFields, JSON.parse(`${'{"a":'.repeat(n)}1${'}'.repeat(n)}`))),
+      ]),
+      // `{"k":""}` is 8 bytes.
+      bytes: uniform([
+        CUSTOM_FIELDS_MAX_BYTES,
+        8 + largestAccepted((n) => accepts(CustomFields, { k: 'x'.repeat(n) })),
+      ]),
+      keys: uniform([
+        CUSTOM_FIELDS_MAX_KEYS,
+        largestAccepted((n) => accepts(CustomFields, Object.fromEntries(Array.from({ length: n }, (_, i) => [i, i])))),
+      ]),
+    }),
+    tests: [
+      ref('custom-fields', '%s accepts custom_fields nested 8 deep and refuses 9, naming the field', 'PATCHES'),
+      ref('custom-fields', '%s accepts custom_fields of 16,384 bytes as JSON and refuses 16,385', 'PATCHES'),
+      ref('custom-fields', '%s accepts 100 top-level keys in custom_fields and refuses 101', 'PATCHES'),
+      ref(
+        'custom-fields',
+        'a %s row with custom_fields nested 8 deep is created; 9 deep is an error row naming custom_fields',
+        "'addresses'",
+      ),
+      ref(
+        'custom-fields',
+        'a %s row with 16,384 bytes of custom_fields is created; 16,385 is an error row',
+        "'subnets'",
+      ),
+      ref(
+        'custom-fields',
+        'a %s row with 100 top-level keys in custom_fields is created; 101 is an error row',
+        "'subnets'",
+      ),
     ],
   },
 ];

@@ -162,7 +162,7 @@ export interface UpdateFolderBody {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type SubnetCustomFields = { [key: string]: unknown };
 
@@ -252,7 +252,7 @@ export interface Subnet {
   vrf_name?: string;
   /** Resolved location name; omitted when unset */
   location_name?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: SubnetCustomFields;
   /** RFC 3339 UTC timestamp */
   created_at: string;
@@ -261,7 +261,7 @@ export interface Subnet {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type CreateSubnetBodyCustomFields = { [key: string]: unknown };
 
@@ -313,7 +313,7 @@ export interface CreateSubnetBody {
   tracked?: boolean;
   /** Whether the subnet is included in periodic reachability scans */
   scan_enabled?: boolean;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: CreateSubnetBodyCustomFields;
 }
 
@@ -386,7 +386,7 @@ export interface SubnetChild {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type SubnetDetailCustomFields = { [key: string]: unknown };
 
@@ -476,7 +476,7 @@ export interface SubnetDetail {
   vrf_name?: string;
   /** Resolved location name; omitted when unset */
   location_name?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: SubnetDetailCustomFields;
   /** RFC 3339 UTC timestamp */
   created_at: string;
@@ -487,7 +487,7 @@ export interface SubnetDetail {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type UpdateSubnetBodyCustomFields = { [key: string]: unknown };
 
@@ -546,7 +546,7 @@ export interface UpdateSubnetBody {
    * @nullable
    */
   dns_secondary?: string | null;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: UpdateSubnetBodyCustomFields;
 }
 
@@ -651,7 +651,7 @@ export const AllocateAddressesBodyStatus = {
 } as const;
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type AllocateAddressesBodyCustomFields = { [key: string]: unknown };
 
@@ -687,7 +687,7 @@ export interface AllocateAddressesBody {
    * @maxLength 200
    */
   owner?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AllocateAddressesBodyCustomFields;
 }
 
@@ -705,7 +705,7 @@ export const AddressStatus = {
 } as const;
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type AddressCustomFields = { [key: string]: unknown };
 
@@ -730,7 +730,7 @@ export interface Address {
   owner: string;
   /** Reverse DNS name; omitted when unset */
   ptr_record?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AddressCustomFields;
   /** When the address was last seen on the network; omitted when unset */
   last_seen?: string;
@@ -741,7 +741,7 @@ export interface Address {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type AllocateSubnetsBodyCustomFields = { [key: string]: unknown };
 
@@ -780,7 +780,7 @@ export interface AllocateSubnetsBody {
   tracked?: boolean;
   /** Whether the subnet is included in periodic reachability scans */
   scan_enabled?: boolean;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AllocateSubnetsBodyCustomFields;
   /**
    * Prefix length of the new subnets, longer than the parent’s, e.g. 26 for /26 blocks
@@ -810,7 +810,7 @@ export const CreateAddressBodyStatus = {
 } as const;
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type CreateAddressBodyCustomFields = { [key: string]: unknown };
 
@@ -842,7 +842,7 @@ export interface CreateAddressBody {
    * @maxLength 200
    */
   owner?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: CreateAddressBodyCustomFields;
 }
 
@@ -938,7 +938,7 @@ export interface AddressBatchDeleteResult {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type UpdateAddressBodyCustomFields = { [key: string]: unknown };
 
@@ -967,7 +967,7 @@ export interface UpdateAddressBody {
    * @maxLength 200
    */
   owner?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: UpdateAddressBodyCustomFields;
 }
 
@@ -1699,7 +1699,7 @@ export interface BillingStripeWebhookAck {
 }
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type ImportSubnetRowCustomFields = { [key: string]: unknown };
 
@@ -1755,7 +1755,7 @@ export interface ImportSubnetRow {
   scan_enabled?: boolean;
   /** false makes a structure-only container excluded from utilization */
   tracked?: boolean;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: ImportSubnetRowCustomFields;
 }
 
@@ -1848,7 +1848,7 @@ export const ImportAddressRowStatus = {
 } as const;
 
 /**
- * Free-form object of string keys
+ * Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields
  */
 export type ImportAddressRowCustomFields = { [key: string]: unknown };
 
@@ -1893,7 +1893,7 @@ export interface ImportAddressRow {
    * @maxLength 253
    */
   ptr_record?: string;
-  /** Free-form object of string keys */
+  /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: ImportAddressRowCustomFields;
 }
 

@@ -348,7 +348,12 @@ export const ListSubnetsResponseItem = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -400,7 +405,12 @@ export const CreateSubnetBody = zod
     is_pool: zod.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
     tracked: zod.boolean().optional().describe('Default true; false makes a structure-only container'),
     scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
   })
   .strict()
   .describe('VLAN and VRF are given by id on create');
@@ -474,7 +484,12 @@ export const CreateSubnetResponse = zod.union([
         .describe('Resolved VLAN number; omitted when unset'),
       vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
       location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-      custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+      custom_fields: zod
+        .record(zod.string(), zod.unknown())
+        .optional()
+        .describe(
+          'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+        ),
       created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
       updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     })
@@ -539,7 +554,12 @@ export const CreateSubnetResponse = zod.union([
             .describe('Resolved VLAN number; omitted when unset'),
           vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
           location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-          custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+          custom_fields: zod
+            .record(zod.string(), zod.unknown())
+            .optional()
+            .describe(
+              'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+            ),
           created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
           updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
         })
@@ -662,7 +682,12 @@ export const GetSubnetResponse = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     children: zod
@@ -727,7 +752,12 @@ export const UpdateSubnetBody = zod
     gateway: zod.string().nullish().describe('Gateway IP (IPv4 or IPv6); null clears'),
     dns_primary: zod.string().nullish().describe('Primary DNS server IP; null clears'),
     dns_secondary: zod.string().nullish().describe('Secondary DNS server IP; null clears'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
   })
   .strict()
   .describe('Only the fields given change. `network` cannot be changed.');
@@ -791,7 +821,12 @@ export const UpdateSubnetResponse = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1039,7 +1074,12 @@ export const AllocateAddressBody = zod
       .default(allocateAddressBodyStatusDefault)
       .describe('Status of every allocated address; default assigned'),
     owner: zod.string().max(allocateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
   })
   .strict()
   .describe('How many of the lowest free addresses to take, and the fields they get');
@@ -1057,7 +1097,12 @@ export const AllocateAddressResponseItem = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     last_seen: zod
       .string()
       .datetime({ offset: true })
@@ -1118,7 +1163,12 @@ export const AllocateSubnetBody = zod
     is_pool: zod.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
     tracked: zod.boolean().optional().describe('Default true; false makes a structure-only container'),
     scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     prefix_length: zod
       .number()
       .int()
@@ -1195,7 +1245,12 @@ export const AllocateSubnetResponseItem = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1253,7 +1308,12 @@ export const ListSubnetAddressesResponseItem = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     last_seen: zod
       .string()
       .datetime({ offset: true })
@@ -1324,7 +1384,12 @@ export const CreateAddressBody = zod
       .default(createAddressBodyStatusDefault)
       .describe('Status of the new address; default assigned'),
     owner: zod.string().max(createAddressBodyOwnerMax).optional().describe('Person or team responsible'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
   })
   .strict()
   .describe('A new IP address record in the subnet');
@@ -1342,7 +1407,12 @@ export const CreateAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     last_seen: zod
       .string()
       .datetime({ offset: true })
@@ -1510,7 +1580,12 @@ export const GetAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     last_seen: zod
       .string()
       .datetime({ offset: true })
@@ -1560,7 +1635,12 @@ export const UpdateAddressBody = zod
       .optional()
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().max(updateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
   })
   .strict()
   .describe('Only the fields given change. `ip` cannot be changed.');
@@ -1578,7 +1658,12 @@ export const UpdateAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
-    custom_fields: zod.record(zod.string(), zod.unknown()).optional().describe('Free-form object of string keys'),
+    custom_fields: zod
+      .record(zod.string(), zod.unknown())
+      .optional()
+      .describe(
+        'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
     last_seen: zod
       .string()
       .datetime({ offset: true })
@@ -3099,7 +3184,9 @@ export const ImportSubnetsBody = zod
             custom_fields: zod
               .record(zod.string(), zod.unknown())
               .optional()
-              .describe('Free-form object of string keys'),
+              .describe(
+                'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+              ),
           })
           .strict()
           .describe(
@@ -3233,7 +3320,9 @@ export const ImportAddressesBody = zod
             custom_fields: zod
               .record(zod.string(), zod.unknown())
               .optional()
-              .describe('Free-form object of string keys'),
+              .describe(
+                'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+              ),
           })
           .strict()
           .describe('One address to import into an existing subnet'),
