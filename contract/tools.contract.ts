@@ -69,10 +69,11 @@ export const toolsContract = c.router({
       'resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result ' +
       'each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 ' +
       'when no enclosing zone has nameservers, 502 when none of them resolves. ' +
-      'A name that does not exist (NXDOMAIN) or has no such records answers 200 with empty records and null ttl; ' +
-      'a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records; one that does ' +
-      'not answer within 2 seconds yields empty records, null ttl and the time waited. 502 when no resolver (or ' +
-      'nameserver) answers at all. ' +
+      'A name that does not exist or has no such records answers 200 with empty records and null ttl, each ' +
+      'result’s `rcode` telling them apart (`NXDOMAIN`: no such name; `NOERROR`: no records of the type); ' +
+      'a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records and that ' +
+      '`rcode`; one that does not answer within 2 seconds yields empty records, null ttl and rcode, and the time ' +
+      'waited. 502 when no resolver (or nameserver) answers at all. ' +
       LOOKUP_LIMIT,
     metadata: meta.public,
     query: LookupDnsQuery,
@@ -85,8 +86,8 @@ export const toolsContract = c.router({
     description:
       'Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as ' +
       '`/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, ' +
-      'no such records or an error has empty records; one that does not answer within 2 seconds yields empty ' +
-      'records with null ttl and the time waited; 502 when none answers. ' +
+      'no such records or an error has empty records and says which in `rcode`; one that does not answer within ' +
+      '2 seconds yields empty records with null ttl and rcode, and the time waited; 502 when none answers. ' +
       LOOKUP_LIMIT,
     metadata: meta.public,
     query: CheckDnsPropagationQuery,
@@ -203,14 +204,14 @@ export const toolsContract = c.router({
       'are; the first origin AS when a prefix has several), its country, registry and allocation date, and the ' +
       'AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. ' +
       'From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered ' +
-      'network, and the AS of an IP is known only from ARIN). Fields not found are null; an IP nobody announces ' +
-      'answers 200 with null fields. A private, loopback, documentation or other non-public IP, and an AS number ' +
-      'reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP ' +
-      'answers. ' +
+      'network, and the AS of an IP is known only from ARIN). Fields not found are null; when nothing is known ' +
+      '(an IP nobody announces, an AS number no registry knows) 404 `not_found`. A private, loopback, ' +
+      'documentation or other non-public IP, and an AS number reserved for private use, documentation or ' +
+      'AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. ' +
       LOOKUP_LIMIT,
     metadata: meta.public,
     query: LookupAsnQuery,
-    responses: { 200: ToolsAsnLookup, ...errors(400, 429, 502) },
+    responses: { 200: ToolsAsnLookup, ...errors(400, 404, 429, 502) },
   },
   checkHttp2Support: {
     method: 'GET',

@@ -12,6 +12,26 @@ const ResultRecordType = z
   .enum(['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME', 'SOA', 'ALL'])
   .describe('Record type queried; `ALL` when `all=true`');
 
+/** DNS response codes in the order of their values (RFC 1035, 2136, 8490): 0 NOERROR … 11 DSOTYPENI; 12–15 unassigned. */
+export const DnsRcode = z.enum([
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+  'DSOTYPENI',
+  'RCODE12',
+  'RCODE13',
+  'RCODE14',
+  'RCODE15',
+]);
+
 const dnsResultFields = {
   resolver: z
     .string()
@@ -36,12 +56,17 @@ const dnsResultFields = {
     .describe(
       'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
     ),
+  rcode: DnsRcode.nullable().describe(
+    'The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of ' +
+      'the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types ' +
+      'asked that is not `NOERROR`. Null when the resolver did not answer',
+  ),
 };
 
 export const ToolsDnsResult = extendApi(z.object(dnsResultFields).strict(), {
   title: 'ToolsDnsResult',
   description: 'The answer of one resolver',
-  example: { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4 },
+  example: { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4, rcode: 'NOERROR' },
 });
 
 export const ToolsDnsLookup = extendApi(
@@ -63,9 +88,9 @@ export const ToolsDnsLookup = extendApi(
       domain: 'example.com',
       type: 'A',
       results: [
-        { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4 },
-        { resolver: '8.8.8.8', records: ['93.184.215.14'], ttl: 3521, response_time_ms: 18.9 },
-        { resolver: '9.9.9.9', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 21.2 },
+        { resolver: '1.1.1.1', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 12.4, rcode: 'NOERROR' },
+        { resolver: '8.8.8.8', records: ['93.184.215.14'], ttl: 3521, response_time_ms: 18.9, rcode: 'NOERROR' },
+        { resolver: '9.9.9.9', records: ['93.184.215.14'], ttl: 3600, response_time_ms: 21.2, rcode: 'NOERROR' },
       ],
     },
   },
@@ -89,6 +114,7 @@ export const ToolsDnsPropagationResult = extendApi(
       records: ['93.184.215.14'],
       ttl: 3600,
       response_time_ms: 12.4,
+      rcode: 'NOERROR',
     },
   },
 );
@@ -115,6 +141,7 @@ export const ToolsDnsPropagation = extendApi(
           records: ['93.184.215.14'],
           ttl: 3600,
           response_time_ms: 12.4,
+          rcode: 'NOERROR',
         },
         {
           resolver: '208.67.222.222',
@@ -123,6 +150,7 @@ export const ToolsDnsPropagation = extendApi(
           records: [],
           ttl: null,
           response_time_ms: 2000,
+          rcode: null,
         },
       ],
     },

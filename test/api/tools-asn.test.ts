@@ -134,19 +134,17 @@ describe('/tools/asn through Team Cymru', () => {
     expect(body).toMatchObject({ asn: 19281, as_name: null, prefix: '9.9.9.0/24', country: 'US', rir: 'arin' });
   });
 
-  it('an address nobody announces (NXDOMAIN): 200 with null fields, RDAP not asked', async () => {
+  it('an address nobody announces (NXDOMAIN): 404 not_found, RDAP not asked', async () => {
     const asked = rdap.requests.length;
-    expect(expectStatus(await asn('5.5.5.5'), 200)).toEqual({
-      query: '5.5.5.5',
-      type: 'ip',
-      asn: null,
-      as_name: null,
-      prefix: null,
-      country: null,
-      rir: null,
-      allocated: null,
+    expect(expectStatus(await asn('5.5.5.5'), 404)).toEqual({
+      code: 'not_found',
+      error: 'no routing data for 5.5.5.5',
     });
     expect(rdap.requests.length).toBe(asked);
+  });
+
+  it('an AS number Cymru does not know (NXDOMAIN): 404 not_found naming it', async () => {
+    expect(expectStatus(await asn('as4000'), 404)).toEqual({ code: 'not_found', error: 'no routing data for AS4000' });
   });
 });
 
@@ -184,9 +182,9 @@ describe('/tools/asn falls back to RDAP when Cymru does not answer', () => {
     });
   });
 
-  it("RDAP's 404: 200 with null fields", async () => {
-    const body = await withRcode(['AS174.asn.cymru.com'], 'SERVFAIL', async () => expectStatus(await asn('174'), 200));
-    expect(body).toMatchObject({ query: '174', type: 'asn', asn: null, as_name: null });
+  it("RDAP's 404: 404 not_found", async () => {
+    const body = await withRcode(['AS174.asn.cymru.com'], 'SERVFAIL', async () => expectStatus(await asn('174'), 404));
+    expect(body).toEqual({ code: 'not_found', error: 'no routing data for AS174' });
   });
 
   it('502 when RDAP fails too (an address)', async () => {

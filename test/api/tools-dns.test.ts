@@ -224,7 +224,7 @@ describe('/tools/dns', () => {
     expect(body?.results[0].ttl).toBe(60);
   });
 
-  it('answers a name that does not exist (NXDOMAIN) with empty records and null ttl', async () => {
+  it('answers a name that does not exist with rcode NXDOMAIN, empty records and null ttl', async () => {
     const body = expectStatus(await dns({ domain: 'nothing.example.test', type: 'MX' }), 200);
     expect(body.results).toEqual(
       ['127.0.1.1', '127.0.1.2', '127.0.1.3'].map((resolver) => ({
@@ -232,14 +232,21 @@ describe('/tools/dns', () => {
         records: [],
         ttl: null,
         response_time_ms: expect.any(Number),
+        rcode: 'NXDOMAIN',
       })),
     );
   });
 
-  it('answers a name without records of the type (NODATA) with empty records', async () => {
+  it('answers a name without records of the type (NODATA) with empty records and rcode NOERROR', async () => {
     const body = expectStatus(await dns({ domain: 'nodata.example.test', type: 'MX' }), 200);
     expect(agreed(body.results)).toEqual([]);
     expect(body.results[0].ttl).toBeNull();
+    expect(body.results.map((r) => r.rcode)).toEqual(['NOERROR', 'NOERROR', 'NOERROR']);
+  });
+
+  it('reports NXDOMAIN with all=true for a name that does not exist', async () => {
+    const body = expectStatus(await dns({ domain: 'nothing.example.test', all: 'true' }), 200);
+    expect(body.results.map((r) => r.rcode)).toEqual(['NXDOMAIN', 'NXDOMAIN', 'NXDOMAIN']);
   });
 
   it('retries over TCP when the UDP answer is truncated', async () => {
@@ -251,10 +258,11 @@ describe('/tools/dns', () => {
     expect(asked.map((q) => q.transport)).toEqual(['udp', 'tcp']);
   });
 
-  it('counts a resolver answering SERVFAIL as an answer with no records', async () => {
+  it('counts a resolver answering SERVFAIL as an answer with no records, saying SERVFAIL', async () => {
     resolvers[2].rcodes.set('broken.example.test', 'SERVFAIL');
     const body = expectStatus(await dns({ domain: 'broken.example.test' }), 200);
     expect(body.results.map((r) => r.records)).toEqual([['93.184.215.23'], ['93.184.215.23'], []]);
+    expect(body.results.map((r) => r.rcode)).toEqual(['NOERROR', 'NOERROR', 'SERVFAIL']);
     expect(body.results[2].ttl).toBeNull();
     expect(body.results[2].response_time_ms).toBeLessThan(1000);
   });
@@ -271,11 +279,11 @@ describe('/tools/dns', () => {
 
   // Each waits for the resolver timeout (2 s): run side by side.
   describe.concurrent('silent resolvers', () => {
-    it('gives a silent resolver empty records, null ttl and the time waited, while the others answer', async () => {
+    it('gives a silent resolver empty records, null ttl and rcode, and the time waited, while the others answer', async () => {
       resolvers[1].silent.add('quiet.example.test');
       const body = expectStatus(await dns({ domain: 'quiet.example.test' }), 200);
       expect(body.results.map((r) => r.records)).toEqual([['93.184.215.20'], [], ['93.184.215.20']]);
-      expect(body.results[1]).toMatchObject({ resolver: '127.0.1.2', ttl: null });
+      expect(body.results[1]).toMatchObject({ resolver: '127.0.1.2', ttl: null, rcode: null });
       expect(body.results[1].response_time_ms).toBeGreaterThanOrEqual(1900);
       expect(body.results[0].ttl).toBe(300);
     });
@@ -322,7 +330,13 @@ describe('/tools/dns with authoritative=true', () => {
         domain: 'auth.test',
         type: 'A',
         results: [
-          { resolver: '127.53.0.1', records: ['198.51.100.7'], ttl: 300, response_time_ms: expect.any(Number) },
+          {
+            resolver: '127.53.0.1',
+            records: ['198.51.100.7'],
+            ttl: 300,
+            response_time_ms: expect.any(Number),
+            rcode: 'NOERROR',
+          },
         ],
       });
     });
@@ -343,7 +357,7 @@ describe('/tools/dns with authoritative=true', () => {
     const ownAsked = await questionsDuring(own, async () => {
       const body = expectStatus(await dns({ domain: 'www.auth.test', type: 'MX', authoritative: 'true' }), 200);
       expect(body.results).toEqual([
-        { resolver: '127.53.0.1', records: [], ttl: null, response_time_ms: expect.any(Number) },
+        { resolver: '127.53.0.1', records: [], ttl: null, response_time_ms: expect.any(Number), rcode: 'NXDOMAIN' },
       ]);
     });
     expect(ownAsked.filter((q) => q.type === 'NS').map((q) => q.name)).toEqual(['www.auth.test', 'auth.test']);
@@ -398,14 +412,16 @@ describe('/tools/dns-propagation', () => {
         records: ['10 mail.example.test.'],
         ttl: 900,
         response_time_ms: expect.any(Number),
+        rcode: 'NOERROR',
       });
     });
   });
 
-  it('shows a resolver that answers differently', async () => {
+  it('shows a resolver that answers differently, with its rcode', async () => {
     resolvers[5].rcodes.set('stale.example.test', 'NXDOMAIN');
     const body = expectStatus(await propagation({ domain: 'stale.example.test' }), 200);
     expect(body.results.map((r) => r.records.length)).toEqual([1, 1, 1, 1, 1, 0, 1, 1]);
+    expect(body.results.map((r) => r.rcode)).toEqual([...Array(5).fill('NOERROR'), 'NXDOMAIN', 'NOERROR', 'NOERROR']);
   });
 
   it.each([

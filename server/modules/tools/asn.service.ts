@@ -8,13 +8,13 @@
  * Decisions: an address the shared list refuses (private, loopback, documentation …) and an AS number
  * reserved for private use, documentation or AS_TRANS are a 400 naming `query` — nothing on the internet
  * announces them. Several announcements of an address: the most specific prefix wins, and of several
- * origin ASes of it (`23028 701 | …`) the first listed. A name Cymru does not know (NXDOMAIN) is an answer:
- * 200 with null fields. From RDAP, `prefix` is the registered network (RDAP says nothing of routing) and
+ * origin ASes of it (`23028 701 | …`) the first listed. Nothing known (Cymru's NXDOMAIN, RDAP's 404, records
+ * that do not read) is a 404 `not_found`, not a 200 whose fields are all null. From RDAP, `prefix` is the registered network (RDAP says nothing of routing) and
  * `asn` only ARIN's origin-AS extension gives for an address.
  */
 import type { z } from 'zod';
 import type { LookupAsnQuery, ToolsAsnLookup } from '../../../contract/tools.contract';
-import { badRequest, upstreamFailed } from '../../errors';
+import { badRequest, HttpError, upstreamFailed } from '../../errors';
 import { formatIp, type Ip, parseCidr, parseIp } from '../../ipam';
 import { describeReason, isRefusedAddress } from '../../net/refused-ranges';
 import { arpaName, DnsUnreachable, queryDns, txtStrings } from './dns-client';
@@ -31,11 +31,17 @@ const NOTHING: Facts = { asn: null, as_name: null, prefix: null, country: null, 
 
 export async function lookupAsn(tools: Tools, { query }: z.infer<typeof LookupAsnQuery>): Promise<AsnLookup> {
   const ip = parseIp(query);
-  if (ip) return { query, type: 'ip', ...(await addressFacts(tools, ip)) };
+  if (ip) return { query, type: 'ip', ...known(formatIp(ip), await addressFacts(tools, ip)) };
   const asn = Number(query.replace(/^as/i, ''));
   const reserved = reservedAsn(asn);
   if (reserved) throw badRequest(`query: AS${asn} is ${reserved}, not registered to anyone`);
-  return { query, type: 'asn', ...(await asnFacts(tools, asn)) };
+  return { query, type: 'asn', ...known(`AS${asn}`, await asnFacts(tools, asn)) };
+}
+
+/** The facts of `subject`; 404 when none is known (nobody announces the address, the AS number is unknown). */
+function known(subject: string, facts: Facts): Facts {
+  if (Object.values(facts).some((value) => value !== null)) return facts;
+  throw new HttpError(404, 'not_found', `no routing data for ${subject}`);
 }
 
 async function addressFacts(tools: Tools, ip: Ip): Promise<Facts> {

@@ -9,6 +9,8 @@ import dgram from 'node:dgram';
 import { isIPv6, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet, type RecordType } from 'dns-packet';
+import type { z } from 'zod';
+import { DnsRcode } from '../../../contract/tools.contract';
 import type { Ip } from '../../ipam';
 
 export interface DnsServer {
@@ -35,7 +37,7 @@ export interface DnsRecord {
 
 export interface DnsResponse {
   /** NOERROR, NXDOMAIN, SERVFAIL, REFUSED … */
-  rcode: string;
+  rcode: z.infer<typeof DnsRcode>;
   authoritative: boolean;
   answers: DnsRecord[];
   authorities: DnsRecord[];
@@ -76,7 +78,7 @@ export async function queryDns(
   let packet = await overUdp(server, query, deadline);
   if (packet.flag_tc) packet = await overTcp(server, query, deadline);
   return {
-    rcode: RCODES[(packet.flags ?? 0) & 0xf] ?? `RCODE${(packet.flags ?? 0) & 0xf}`,
+    rcode: DnsRcode.options[(packet.flags ?? 0) & 0xf],
     authoritative: packet.flag_aa,
     answers: records(packet.answers),
     authorities: records(packet.authorities),
@@ -84,20 +86,6 @@ export async function queryDns(
     responseTimeMs: Math.round((performance.now() - started) * 10) / 10,
   };
 }
-
-const RCODES = [
-  'NOERROR',
-  'FORMERR',
-  'SERVFAIL',
-  'NXDOMAIN',
-  'NOTIMP',
-  'REFUSED',
-  'YXDOMAIN',
-  'YXRRSET',
-  'NXRRSET',
-  'NOTAUTH',
-  'NOTZONE',
-];
 
 /** The answer to `query`, if it is one: a response with its id and the same question (names case-insensitive). */
 function matches(query: Packet, packet: DecodedPacket): boolean {

@@ -116,9 +116,11 @@ export async function lookupReverseDns(
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * One result for `server`: the records of every type asked (in parallel), the smallest TTL among them, and
- * the time taken. A server that answers with an error rcode (SERVFAIL, REFUSED …) has answered, with no
- * records; one that answers none of the questions in time gives empty records, null ttl and the time waited.
+ * One result for `server`: the records of every type asked (in parallel), the smallest TTL among them, the
+ * time taken, and the response code: the first that is not NOERROR, so NXDOMAIN ("no such name") is never
+ * mistaken for "no records". A server that answers with an error rcode (SERVFAIL, REFUSED …) has answered,
+ * with no records; one that answers none of the questions in time gives empty records, null ttl and rcode,
+ * and the time waited.
  */
 async function askServer(
   server: DnsServer,
@@ -144,6 +146,7 @@ async function askServer(
       records: shownRecords(records.map(({ type, record }) => (prefixed ? `${type} ${record.text}` : record.text))),
       ttl: records.length > 0 ? Math.min(...records.map(({ record }) => record.ttl)) : null,
       response_time_ms: answered.length > 0 ? Math.max(...answered.map((r) => r.responseTimeMs)) : elapsed,
+      rcode: answered.find((r) => r.rcode !== 'NOERROR')?.rcode ?? answered[0]?.rcode ?? null,
     },
   };
 }

@@ -2056,6 +2056,31 @@ export interface ActivityFilters {
 }
 
 /**
+ * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
+ * @nullable
+ */
+export type ToolsDnsResultRcode = (typeof ToolsDnsResultRcode)[keyof typeof ToolsDnsResultRcode] | null;
+
+export const ToolsDnsResultRcode = {
+  NOERROR: 'NOERROR',
+  FORMERR: 'FORMERR',
+  SERVFAIL: 'SERVFAIL',
+  NXDOMAIN: 'NXDOMAIN',
+  NOTIMP: 'NOTIMP',
+  REFUSED: 'REFUSED',
+  YXDOMAIN: 'YXDOMAIN',
+  YXRRSET: 'YXRRSET',
+  NXRRSET: 'NXRRSET',
+  NOTAUTH: 'NOTAUTH',
+  NOTZONE: 'NOTZONE',
+  DSOTYPENI: 'DSOTYPENI',
+  RCODE12: 'RCODE12',
+  RCODE13: 'RCODE13',
+  RCODE14: 'RCODE14',
+  RCODE15: 'RCODE15',
+} as const;
+
+/**
  * The answer of one resolver
  */
 export interface ToolsDnsResult {
@@ -2074,6 +2099,11 @@ export interface ToolsDnsResult {
    * @minimum 0
    */
   response_time_ms: number;
+  /**
+   * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
+   * @nullable
+   */
+  rcode: ToolsDnsResultRcode;
 }
 
 /**
@@ -2105,6 +2135,33 @@ export interface ToolsDnsLookup {
 }
 
 /**
+ * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
+ * @nullable
+ */
+export type ToolsDnsPropagationResultRcode =
+  | (typeof ToolsDnsPropagationResultRcode)[keyof typeof ToolsDnsPropagationResultRcode]
+  | null;
+
+export const ToolsDnsPropagationResultRcode = {
+  NOERROR: 'NOERROR',
+  FORMERR: 'FORMERR',
+  SERVFAIL: 'SERVFAIL',
+  NXDOMAIN: 'NXDOMAIN',
+  NOTIMP: 'NOTIMP',
+  REFUSED: 'REFUSED',
+  YXDOMAIN: 'YXDOMAIN',
+  YXRRSET: 'YXRRSET',
+  NXRRSET: 'NXRRSET',
+  NOTAUTH: 'NOTAUTH',
+  NOTZONE: 'NOTZONE',
+  DSOTYPENI: 'DSOTYPENI',
+  RCODE12: 'RCODE12',
+  RCODE13: 'RCODE13',
+  RCODE14: 'RCODE14',
+  RCODE15: 'RCODE15',
+} as const;
+
+/**
  * The answer of one resolver, with its name and location
  */
 export interface ToolsDnsPropagationResult {
@@ -2123,6 +2180,11 @@ export interface ToolsDnsPropagationResult {
    * @minimum 0
    */
   response_time_ms: number;
+  /**
+   * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
+   * @nullable
+   */
+  rcode: ToolsDnsPropagationResultRcode;
   /** Name of the resolver, e.g. Cloudflare */
   label: string;
   /** Where the resolver is, e.g. Sydney, AU; `Unknown` when not configured */

@@ -5912,7 +5912,7 @@ export const getLookupDnsUrl = (params: LookupDnsParams) => {
 };
 
 /**
- * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist (NXDOMAIN) or has no such records answers 200 with empty records and null ttl; a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records; one that does not answer within 2 seconds yields empty records, null ttl and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist or has no such records answers 200 with empty records and null ttl, each result’s `rcode` telling them apart (`NXDOMAIN`: no such name; `NOERROR`: no records of the type); a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records and that `rcode`; one that does not answer within 2 seconds yields empty records, null ttl and rcode, and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up DNS records
  */
 export const lookupDns = async (
@@ -5975,7 +5975,7 @@ export const getCheckDnsPropagationUrl = (params: CheckDnsPropagationParams) => 
 };
 
 /**
- * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as `/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, no such records or an error has empty records; one that does not answer within 2 seconds yields empty records with null ttl and the time waited; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as `/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, no such records or an error has empty records and says which in `rcode`; one that does not answer within 2 seconds yields empty records with null ttl and rcode, and the time waited; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check DNS propagation
  */
 export const checkDnsPropagation = async (
@@ -6360,6 +6360,11 @@ export type lookupAsnResponse400 = {
   status: 400;
 };
 
+export type lookupAsnResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
 export type lookupAsnResponse429 = {
   data: ApiError;
   status: 429;
@@ -6373,7 +6378,12 @@ export type lookupAsnResponse502 = {
 export type lookupAsnResponseSuccess = lookupAsnResponse200 & {
   headers: Headers;
 };
-export type lookupAsnResponseError = (lookupAsnResponse400 | lookupAsnResponse429 | lookupAsnResponse502) & {
+export type lookupAsnResponseError = (
+  | lookupAsnResponse400
+  | lookupAsnResponse404
+  | lookupAsnResponse429
+  | lookupAsnResponse502
+) & {
   headers: Headers;
 };
 
@@ -6394,7 +6404,7 @@ export const getLookupAsnUrl = (params: LookupAsnParams) => {
 };
 
 /**
- * For an IP: the autonomous system announcing it, the announced prefix (the most specific when several are; the first origin AS when a prefix has several), its country, registry and allocation date, and the AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered network, and the AS of an IP is known only from ARIN). Fields not found are null; an IP nobody announces answers 200 with null fields. A private, loopback, documentation or other non-public IP, and an AS number reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * For an IP: the autonomous system announcing it, the announced prefix (the most specific when several are; the first origin AS when a prefix has several), its country, registry and allocation date, and the AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered network, and the AS of an IP is known only from ARIN). Fields not found are null; when nothing is known (an IP nobody announces, an AS number no registry knows) 404 `not_found`. A private, loopback, documentation or other non-public IP, and an AS number reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up an ASN
  */
 export const lookupAsn = async (

@@ -3597,7 +3597,7 @@ export const ExportActivityQueryParams = zod
 export const ExportActivityResponse = zod.unknown();
 
 /**
- * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist (NXDOMAIN) or has no such records answers 200 with empty records and null ttl; a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records; one that does not answer within 2 seconds yields empty records, null ttl and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist or has no such records answers 200 with empty records and null ttl, each result’s `rcode` telling them apart (`NXDOMAIN`: no such name; `NOERROR`: no records of the type); a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records and that `rcode`; one that does not answer within 2 seconds yields empty records, null ttl and rcode, and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up DNS records
  */
 export const lookupDnsQueryDomainMax = 253;
@@ -3668,6 +3668,30 @@ export const LookupDnsResponse = zod
               .describe(
                 'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
               ),
+            rcode: zod
+              .union([
+                zod.literal('NOERROR'),
+                zod.literal('FORMERR'),
+                zod.literal('SERVFAIL'),
+                zod.literal('NXDOMAIN'),
+                zod.literal('NOTIMP'),
+                zod.literal('REFUSED'),
+                zod.literal('YXDOMAIN'),
+                zod.literal('YXRRSET'),
+                zod.literal('NXRRSET'),
+                zod.literal('NOTAUTH'),
+                zod.literal('NOTZONE'),
+                zod.literal('DSOTYPENI'),
+                zod.literal('RCODE12'),
+                zod.literal('RCODE13'),
+                zod.literal('RCODE14'),
+                zod.literal('RCODE15'),
+                zod.literal(null),
+              ])
+              .nullable()
+              .describe(
+                'The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer',
+              ),
           })
           .describe('The answer of one resolver'),
       )
@@ -3678,7 +3702,7 @@ export const LookupDnsResponse = zod
   .describe('DNS lookup result');
 
 /**
- * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as `/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, no such records or an error has empty records; one that does not answer within 2 seconds yields empty records with null ttl and the time waited; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * Queries `domain` for records of `type` (default A) at 8 public resolvers worldwide, in parallel, as `/tools/dns` does; each result adds the resolver’s `label` and `location`. A resolver answering NXDOMAIN, no such records or an error has empty records and says which in `rcode`; one that does not answer within 2 seconds yields empty records with null ttl and rcode, and the time waited; 502 when none answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Check DNS propagation
  */
 export const checkDnsPropagationQueryDomainMax = 253;
@@ -3736,6 +3760,30 @@ export const CheckDnsPropagationResponse = zod
               .min(checkDnsPropagationResponseResultsItemResponseTimeMsMin)
               .describe(
                 'Time the resolver took to answer (every type, with `all=true`), in milliseconds; when it did not answer, the time waited',
+              ),
+            rcode: zod
+              .union([
+                zod.literal('NOERROR'),
+                zod.literal('FORMERR'),
+                zod.literal('SERVFAIL'),
+                zod.literal('NXDOMAIN'),
+                zod.literal('NOTIMP'),
+                zod.literal('REFUSED'),
+                zod.literal('YXDOMAIN'),
+                zod.literal('YXRRSET'),
+                zod.literal('NXRRSET'),
+                zod.literal('NOTAUTH'),
+                zod.literal('NOTZONE'),
+                zod.literal('DSOTYPENI'),
+                zod.literal('RCODE12'),
+                zod.literal('RCODE13'),
+                zod.literal('RCODE14'),
+                zod.literal('RCODE15'),
+                zod.literal(null),
+              ])
+              .nullable()
+              .describe(
+                'The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer',
               ),
             label: zod.string().describe('Name of the resolver, e.g. Cloudflare'),
             location: zod.string().describe('Where the resolver is, e.g. Sydney, AU; `Unknown` when not configured'),
@@ -4024,7 +4072,7 @@ export const CheckIpBlacklistResponse = zod
   .describe('DNS blocklist check result');
 
 /**
- * For an IP: the autonomous system announcing it, the announced prefix (the most specific when several are; the first origin AS when a prefix has several), its country, registry and allocation date, and the AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered network, and the AS of an IP is known only from ARIN). Fields not found are null; an IP nobody announces answers 200 with null fields. A private, loopback, documentation or other non-public IP, and an AS number reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
+ * For an IP: the autonomous system announcing it, the announced prefix (the most specific when several are; the first origin AS when a prefix has several), its country, registry and allocation date, and the AS name; for an AS number (`AS13335` or `13335`): the AS name, country, registry and allocation date. From Team Cymru’s DNS interface; when it does not answer, from RDAP (there `prefix` is the registered network, and the AS of an IP is known only from ARIN). Fields not found are null; when nothing is known (an IP nobody announces, an AS number no registry knows) 404 `not_found`. A private, loopback, documentation or other non-public IP, and an AS number reserved for private use, documentation or AS_TRANS, are a 400. 502 when neither Team Cymru nor RDAP answers. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up an ASN
  */
 export const lookupAsnQueryQueryMax = 64;
