@@ -1,5 +1,5 @@
 /**
- * The one outbound-safety layer (DESIGN.md "Outbound safety"): every request the service makes to a URL a
+ * The one outbound-safety layer (docs/decisions.md, outbound safety): every request the service makes to a URL a
  * client gave (webhooks now, network tools later) goes through here. The host is resolved once, every
  * address is checked against the shared list, and the connection is pinned to the checked address, so a
  * name that changes its answer between the check and the connection cannot reach a refused address.

@@ -1,6 +1,6 @@
 /**
  * The shared list of addresses outbound requests (webhooks, network tools) may never reach, as pure
- * arithmetic on server/ipam's parsed addresses. DESIGN.md "Outbound safety".
+ * arithmetic on server/ipam's parsed addresses. The list: docs/decisions.md, "What is refused".
  */
 import { type Cidr, containsIp, type Ip, parseCidr, parseIp } from '../ipam';
 

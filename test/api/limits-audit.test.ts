@@ -192,7 +192,7 @@ const LIMITS: Limit[] = [
   {
     name: 'API keys (per organisation)',
     where:
-      'Limits, plan table "API keys" (5, 100, 100; the key-creation guidance’s 25 and 50 disagree); DESIGN.md › Plans fixes 5/100/100',
+      'Limits, plan table "API keys" (5, 100, 100; the key-creation guidance’s 25 and 50 disagree); docs/decisions.md › Plans fixes 5/100/100',
     figure: { free: 5, pro: 100, teams: 100, enterprise: 'custom' },
     ...planLimit('api_keys', 'unlimited'),
     tests: [
@@ -206,7 +206,7 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Webhooks',
-    where: 'Limits ("webhook counts per plan: not shown"); DESIGN.md › Plans fixes 2/10/25',
+    where: 'Limits ("webhook counts per plan: not shown"); docs/decisions.md › Plans fixes 2/10/25',
     figure: { free: 2, pro: 10, teams: 25, enterprise: 'custom' },
     ...planLimit('webhooks', 'unlimited'),
     tests: [
@@ -232,7 +232,7 @@ const LIMITS: Limit[] = [
   {
     name: 'Rate limit per user (requests per minute)',
     where:
-      'Limits, plan table "Rate limit per user" (10 req/s, 50 req/s, 50 req/s, custom) and Limits › rate limits (a 1-minute window); DESIGN.md › Rate limits fixes 600 and 3,000 a minute',
+      'Limits, plan table "Rate limit per user" (10 req/s, 50 req/s, 50 req/s, custom) and Limits › rate limits (a 1-minute window); docs/decisions.md › Rate limits fixes 600 and 3,000 a minute',
     figure: { free: 600, pro: 3000, teams: 3000, enterprise: 'custom' },
     ...planLimit('rate_limit', 3000),
     tests: [
@@ -373,7 +373,7 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Import body size (MB)',
-    where: 'Endpoints › Import and export ("body up to 10 MB"); Limits › Operation limits; DESIGN.md › Errors (413)',
+    where: 'Endpoints › Import and export ("body up to 10 MB"); Limits › Operation limits; docs/decisions.md › HTTP (413)',
     figure: 10,
     tests: [
       ref('imports', '%s accepts a body of exactly 10 MB and answers 413 to one byte more', "'importSubnets'"),
@@ -558,7 +558,7 @@ const LIMITS: Limit[] = [
   // --- Figures of the design, beyond the specification -----------------------------------------------------------
   {
     name: 'JSON body size on other routes (MB)',
-    where: 'DESIGN.md › Errors ("413 payload_too_large (JSON bodies over 1 MB)")',
+    where: 'docs/decisions.md › HTTP ("413 payload_too_large (JSON bodies over 1 MB, 10 MB on `/import/*`)")',
     figure: 1,
     tests: [
       ref('errors', 'accepts a body of exactly 1 MB and answers 413 to one byte more'),
@@ -568,7 +568,7 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Webhook deactivation (consecutive failures)',
-    where: 'Events ("the failure count at which a subscription stops: not shown"); DESIGN.md › Webhooks fixes 50',
+    where: 'Events ("the failure count at which a subscription stops: not shown"); docs/decisions.md › Webhooks: delivery fixes 50',
     figure: 50,
     server: () => MAX_CONSECUTIVE_FAILURES,
     tests: [
@@ -600,7 +600,7 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Idempotency-Key (characters; hours kept)',
-    where: 'README › Status and DESIGN.md › Errors (Idempotency-Key, 24 hours)',
+    where: 'README › Status and docs/decisions.md › Idempotency-Key (24 hours)',
     figure: { characters: 255, hours: 24 },
     server: () => ({
       characters: largestAccepted((n) => accepts(IdempotencyHeaders, { 'idempotency-key': 'k'.repeat(n) })),

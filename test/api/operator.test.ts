@@ -1,4 +1,4 @@
-/** The operator commands of DESIGN.md, run as a user would, against the storage the server then uses. */
+/** The operator commands (README, Operator commands), run as a user would, against the storage the server then uses. */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The role matrix of DESIGN.md, written out by hand (not read from the contract's metadata), checked route
+ * The role matrix (docs/decisions.md), written out by hand (not read from the contract's metadata), checked route
  * by route in both directions: each role at or above a route's least role gets past authorization, each
  * role below it gets 403.
  */
@@ -12,7 +12,7 @@ import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
 
-/** The least role each authenticated route needs (DESIGN.md, Roles). */
+/** The least role each authenticated route needs (docs/decisions.md, Roles). */
 const LEAST_ROLE: Record<string, Role> = {
   getCurrentUser: 'viewer',
   endSession: 'viewer',

@@ -1,4 +1,4 @@
--- The webhook outbox (DESIGN.md "Webhooks"): an event is written in the transaction of the change it
+-- The webhook outbox (docs/decisions.md, "Webhooks: delivery"): an event is written in the transaction of the change it
 -- describes, with one delivery row per matching active subscription, so no event is lost when the
 -- process dies before sending it. Workers claim due rows with FOR UPDATE SKIP LOCKED.
 CREATE TABLE webhook_events (

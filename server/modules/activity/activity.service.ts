@@ -24,7 +24,7 @@ import * as repo from './activity.repo';
 
 export type ExistingIn = repo.ExistingIn;
 
-/** The actions of DESIGN.md's activity decision. */
+/** The actions an activity entry may have (docs/decisions.md, Activity). */
 export type ActivityAction =
   | 'create'
   | 'update'

@@ -15,7 +15,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** The waits after each failed attempt (DESIGN.md): 8 attempts in all, then the event is given up. */
+/** The waits after each failed attempt (docs/decisions.md, Webhooks: delivery): 8 attempts, then the event fails. */
 export const RETRY_SCHEDULE_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 /** Consecutive failed attempts after which a subscription is deactivated. */
