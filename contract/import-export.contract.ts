@@ -23,7 +23,12 @@ export const ImportSubnetRow = extendApi(
       name: text(200).optional().describe('Display name of the subnet, e.g. Servers'),
       folder: refName().optional().describe('Folder name; created when missing'),
       vlan: z.number().int().min(1).max(4094).optional().describe('VLAN number 1 to 4094; created when missing'),
-      vrf: refName().optional().describe('VRF name; created when missing. Omit for the global (no-VRF) space'),
+      vrf: z
+        .string()
+        .trim()
+        .max(200)
+        .optional()
+        .describe('VRF name; created when missing. Omit, or give "", for the global (no-VRF) space'),
       location: refName().optional().describe('Location name; created when missing'),
       gateway: ip().optional().describe('Gateway IP address'),
       is_pool: z.boolean().optional().describe('Pool: network and broadcast addresses are assignable'),
@@ -90,9 +95,16 @@ export const ImportAddressRow = extendApi(
     .object({
       ip: ip().describe('IP address; must lie inside `subnet`'),
       subnet: cidr().describe('CIDR of an existing subnet of the organisation that holds the address'),
-      vrf: refName()
+      vrf: z
+        .string()
+        .trim()
+        .max(200)
         .optional()
-        .describe('VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)'),
+        .describe(
+          'VRF of the subnet, by name; "" for the global (no-VRF) space (as the `vrf` column of the export writes ' +
+            'it). Omitted: the only subnet with this CIDR, whatever its space; a CIDR in several spaces is then ' +
+            'an error row naming them',
+        ),
       hostname: text(253).optional().describe('Hostname, e.g. web-01.example.com'),
       mac_address: z
         .string()
@@ -268,10 +280,10 @@ const SubnetsCsv = streamedText({
 
 const AddressesCsv = streamedText({
   description:
-    'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record',
+    'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record, vrf',
   example:
-    'ip,subnet,hostname,mac_address,description,status,owner,ptr_record\n' +
-    '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,\n',
+    'ip,subnet,hostname,mac_address,description,status,owner,ptr_record,vrf\n' +
+    '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,,corp\n',
 });
 
 export const importContract = c.router({
@@ -286,7 +298,8 @@ export const importContract = c.router({
       'VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row ' +
       'gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global ' +
       'space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, ' +
-      'host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. ' +
+      'host bits set, a gateway outside the network, an unknown field, custom_fields past their bounds) or one ' +
+      'that would exceed a plan limit. ' +
       'Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row ' +
       'rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.',
     metadata: idempotent(meta.write),
@@ -300,10 +313,12 @@ export const importContract = c.router({
     summary: 'Import addresses',
     description:
       'Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in ' +
-      'the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with ' +
-      'that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; ' +
+      'the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf` (`""`: the global space); ' +
+      'without `vrf`, the only subnet with that CIDR, whatever its space (a CIDR in several spaces is then an ' +
+      'error row naming them). Every row gets a result: `created`; ' +
       '`skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the ' +
-      'reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP ' +
+      'reason for an invalid row (unknown field, bad MAC, custom_fields past their bounds), a subnet that does ' +
+      'not exist, is ambiguous, or is deleted or split while the import runs, an IP ' +
       'outside it, its network or broadcast address, or inside one of its child subnets, or a row that would ' +
       'exceed the plan’s address limit. Rows imported are kept (no rollback). Each created ' +
       'address gets an `import` activity entry and an `address.created` event.',
@@ -347,8 +362,12 @@ export const exportContract = c.router({
     description:
       'All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, ' +
-      'mac_address, description, status, owner, ptr_record; unset values are empty; rows in (VRF, ip) order. ' +
-      CSV_FORMAT,
+      'mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global ' +
+      'space; after the other columns, so readers by position are unaffected); unset values are empty; rows in ' +
+      '(VRF, ip) order. ' +
+      CSV_FORMAT +
+      ' The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart ' +
+      'when its CIDR is in several spaces.',
     metadata: meta.read,
     query: ExportAddressesQuery,
     responses: {

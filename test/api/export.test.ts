@@ -209,12 +209,12 @@ describe('export subnets', () => {
 });
 
 describe('export addresses', () => {
-  it('answers a CSV download named by date with the specification’s header row', async () => {
+  it('answers a CSV download named by date with the specification’s header row, then vrf', async () => {
     const api = await fresh();
     const response = await api.call('exportAddresses');
     expect(response.headers.get('content-disposition')).toMatch(/filename="addresses-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(parseCsv(expectStatus(response, 200))).toEqual([
-      ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record'],
+      ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record', 'vrf'],
     ]);
   });
 
@@ -246,6 +246,20 @@ describe('export addresses', () => {
       'reserved',
       'ops',
       'web.example.com',
+      '',
+    ]);
+  });
+
+  it('writes the VRF of the address’s subnet, empty in the global space', async () => {
+    const api = await fresh();
+    const vrf = expectStatus(await api.call('createVrf', { body: { name: 'corp' } }), 201);
+    for (const extra of [{}, { vrf_id: vrf.id }]) {
+      const subnet = await createSubnet(api, '10.1.0.0/24', extra);
+      expectStatus(await api.call('createAddress', { params: { id: subnet.id }, body: { ip: '10.1.0.5' } }), 201);
+    }
+    expect((await addressesCsv(api)).slice(1).map((row) => [row[0], row[1], row[8]])).toEqual([
+      ['10.1.0.5', '10.1.0.0/24', ''],
+      ['10.1.0.5', '10.1.0.0/24', 'corp'],
     ]);
   });
 
@@ -294,6 +308,26 @@ describe('export addresses', () => {
     await createSubnet(copy, '10.1.0.0/24');
     const rows = exported.map((r) =>
       Object.fromEntries(Object.entries(r).filter(([column, value]) => value !== '' || column === 'ip')),
+    );
+    const answer = expectStatus(await copy.call('importAddresses', { body: { addresses: rows } }), 200);
+    expect(answer.summary).toEqual({ created: 2, skipped: 0, errors: 0 });
+    expect(records(await addressesCsv(copy))).toEqual(exported);
+  });
+
+  it('gives back addresses of one CIDR in two spaces when the vrf cells are imported as written, empty too', async () => {
+    const api = await fresh();
+    const spaces = async (org: ApiClient) => {
+      const vrf = expectStatus(await org.call('createVrf', { body: { name: 'corp' } }), 201);
+      return [await createSubnet(org, '10.1.0.0/24'), await createSubnet(org, '10.1.0.0/24', { vrf_id: vrf.id })];
+    };
+    const [global, corp] = await spaces(api);
+    expectStatus(await api.call('createAddress', { params: { id: global.id }, body: { ip: '10.1.0.5' } }), 201);
+    expectStatus(await api.call('createAddress', { params: { id: corp.id }, body: { ip: '10.1.0.6' } }), 201);
+    const exported = records(await addressesCsv(api));
+    const copy = await fresh();
+    await spaces(copy);
+    const rows = exported.map((r) =>
+      Object.fromEntries(Object.entries(r).filter(([column, value]) => value !== '' || column === 'vrf')),
     );
     const answer = expectStatus(await copy.call('importAddresses', { body: { addresses: rows } }), 200);
     expect(answer.summary).toEqual({ created: 2, skipped: 0, errors: 0 });

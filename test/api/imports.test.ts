@@ -65,6 +65,13 @@ describe('import subnets', () => {
     expect(answer.summary.created).toBe(2);
   });
 
+  it('takes vrf "" as the global space, as no vrf: a duplicate of a global subnet, and no VRF made', async () => {
+    const api = await fresh();
+    const answer = await importSubnets(api, [{ network: '10.1.0.0/24' }, { network: '10.1.0.0/24', vrf: ' ' }]);
+    expect(answer.results.map((r) => r.status)).toEqual(['created', 'skipped']);
+    expect(expectStatus(await api.call('listVrfs', {}), 200)).toEqual([]);
+  });
+
   it('nests children imported before their parent under it', async () => {
     const api = await fresh();
     await importSubnets(api, [{ network: '10.1.1.0/24' }, { network: '10.1.2.0/24' }, { network: '10.1.0.0/16' }]);
@@ -345,35 +352,59 @@ describe('import addresses', () => {
   });
 
   describe('a CIDR in several spaces', () => {
-    it('means the global space without vrf, and the VRF named with it', async () => {
-      const api = await fresh();
-      const global = await createSubnet(api, '10.1.0.0/24');
-      const vrf = expectStatus(await api.call('createVrf', { body: { name: 'blue' } }), 201);
-      const blue = await createSubnet(api, '10.1.0.0/24', { vrf_id: vrf.id });
-      await importAddresses(api, [
-        { ip: '10.1.0.1', subnet: '10.1.0.0/24' },
-        { ip: '10.1.0.1', subnet: '10.1.0.0/24', vrf: 'blue' },
-      ]);
-      expect((await addressesOf(api, global.id)).length).toBe(1);
-      expect((await addressesOf(api, blue.id)).length).toBe(1);
-    });
-
-    it('means the only subnet with the CIDR, whatever its VRF', async () => {
-      const api = await fresh();
-      const vrf = expectStatus(await api.call('createVrf', { body: { name: 'blue' } }), 201);
-      const blue = await createSubnet(api, '10.1.0.0/24', { vrf_id: vrf.id });
-      await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
-      expect((await addressesOf(api, blue.id)).length).toBe(1);
-    });
-
-    it('is an error when VRFs only hold it and none is named', async () => {
-      const api = await fresh();
-      for (const name of ['blue', 'red']) {
-        const vrf = expectStatus(await api.call('createVrf', { body: { name } }), 201);
-        await createSubnet(api, '10.1.0.0/24', { vrf_id: vrf.id });
+    /** The subnet 10.1.0.0/24 in the global space and in the VRFs named. */
+    async function inSpaces(api: ApiClient, spaces: (string | null)[]) {
+      const ids: Record<string, string> = {};
+      for (const name of spaces) {
+        const vrfId = name && expectStatus(await api.call('createVrf', { body: { name } }), 201).id;
+        ids[name ?? ''] = (await createSubnet(api, '10.1.0.0/24', vrfId ? { vrf_id: vrfId } : {})).id;
       }
-      const answer = await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
-      expect(answer.results[0].error).toMatch(/exists in the VRFs "(blue|red)", "(blue|red)"; name one in vrf/);
+      return ids;
+    }
+
+    it('means the VRF named with vrf, and the global space with vrf ""', async () => {
+      const api = await fresh();
+      const ids = await inSpaces(api, [null, 'blue']);
+      const answer = await importAddresses(api, [
+        { ip: '10.1.0.1', subnet: '10.1.0.0/24', vrf: '' },
+        { ip: '10.1.0.2', subnet: '10.1.0.0/24', vrf: 'blue' },
+      ]);
+      expect(answer.summary.created).toBe(2);
+      expect((await addressesOf(api, ids[''])).map((a) => a.ip)).toEqual(['10.1.0.1']);
+      expect((await addressesOf(api, ids.blue)).map((a) => a.ip)).toEqual(['10.1.0.2']);
+    });
+
+    it('means the only subnet with the CIDR without vrf, whatever its VRF', async () => {
+      const api = await fresh();
+      const ids = await inSpaces(api, ['blue']);
+      await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
+      expect((await addressesOf(api, ids.blue)).length).toBe(1);
+    });
+
+    it('is an error row naming every space that holds it, the global one too, when no vrf is given', async () => {
+      const api = await fresh();
+      const ids = await inSpaces(api, ['red', null, 'blue']);
+      const answer = await importAddresses(api, [
+        { ip: '10.1.0.1', subnet: '10.1.0.0/24' },
+        { ip: '10.1.0.2', subnet: '10.1.0.0/24', vrf: '' },
+      ]);
+      expect(answer.results[0]).toMatchObject({
+        status: 'error',
+        error:
+          'subnet: 10.1.0.0/24 exists in the global space, VRF "blue", VRF "red"; name the VRF in vrf ("" for the global space)',
+      });
+      expect(answer.results[1].status).toBe('created');
+      expect((await addressesOf(api, ids[''])).map((a) => a.ip)).toEqual(['10.1.0.2']);
+    });
+
+    it.each([
+      ['a VRF without it', 'green', /^subnet: no subnet 10\.1\.0\.0\/24 in VRF "green"$/],
+      ['the global space without it', '', /^subnet: no subnet 10\.1\.0\.0\/24 in the global space$/],
+    ])('is an error row when vrf names %s', async (_, vrf, message) => {
+      const api = await fresh();
+      await inSpaces(api, ['blue']);
+      const answer = await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24', vrf }]);
+      expect(answer.results[0]).toMatchObject({ status: 'error', error: expect.stringMatching(message) });
     });
   });
 

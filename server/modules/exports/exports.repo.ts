@@ -56,6 +56,7 @@ export interface AddressExportRow {
   status: string;
   owner: string;
   ptrRecord: string | null;
+  vrf: string | null;
 }
 
 /** A page of the organisation's addresses (of one subnet) in (space, ip) order, after the key given. */
@@ -67,8 +68,9 @@ export async function addressPage(
 ) {
   const result = await db.execute(sql`
     SELECT a.space_id AS "spaceId", host(a.ip) AS ip, s.network::text AS subnet, a.hostname,
-      a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord"
+      a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf
     FROM addresses a JOIN subnets s ON s.id = a.subnet_id
+    LEFT JOIN vrfs r ON r.org_id = a.org_id AND r.id = a.vrf_id
     WHERE a.org_id = ${orgId}
       ${subnetId ? sql`AND a.subnet_id = ${subnetId}` : sql``}
       ${after ? sql`AND (a.space_id, a.ip) > (${after.spaceId}::uuid, ${after.ip}::inet)` : sql``}

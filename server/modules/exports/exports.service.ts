@@ -27,7 +27,18 @@ const SUBNET_COLUMNS = [
   'scan_enabled',
   'tracked',
 ];
-const ADDRESS_COLUMNS = ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record'];
+// After the specification's columns, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it.
+const ADDRESS_COLUMNS = [
+  'ip',
+  'subnet',
+  'hostname',
+  'mac_address',
+  'description',
+  'status',
+  'owner',
+  'ptr_record',
+  'vrf',
+];
 
 /** The file's lines: the header, then the rows of each page until a page is short. */
 async function* lines<Row>(
@@ -79,7 +90,7 @@ export async function exportAddresses(db: Db, caller: Principal, subnetId?: stri
     lines<repo.AddressExportRow>(
       ADDRESS_COLUMNS,
       (last) => repo.addressPage(db, caller.orgId, subnetId, last),
-      (a) => csvLine([a.ip, a.subnet, a.hostname, a.macAddress, a.description, a.status, a.owner, a.ptrRecord]),
+      (a) => csvLine([a.ip, a.subnet, a.hostname, a.macAddress, a.description, a.status, a.owner, a.ptrRecord, a.vrf]),
     ),
   );
 }

@@ -170,24 +170,29 @@ async function withReferences(
   if (isRowOutcome(folderId)) return folderId;
   const vlanId = await named.vlan(row.vlan);
   if (isRowOutcome(vlanId)) return vlanId;
-  const vrfId = await named.vrf(row.vrf);
+  const vrfId = await named.vrf(row.vrf || undefined); // "" is the global space, as no vrf
   if (isRowOutcome(vrfId)) return vrfId;
   const locationId = await named.location(row.location);
   if (isRowOutcome(locationId)) return locationId;
   return { ...values, folderId, vlanId, vrfId, locationId };
 }
 
-/** The subnet a row names: the CIDR in the VRF named, else in the global space, else the only one with it. */
+/**
+ * The subnet a row names: the CIDR in the VRF named, or in the global space for `vrf: ""`; without `vrf`, the
+ * only subnet with that CIDR whatever its space. A CIDR in several spaces and no `vrf` is the row's error,
+ * naming them: the global space is no better a guess than a VRF.
+ */
 function homeNamed(homes: NamedHome[], network: string, vrf: string | undefined): NamedHome | RowOutcome {
   const error = (message: string): RowOutcome => ({ status: 'error', error: `subnet: ${message}` });
-  const withNetwork = homes.filter((home) => formatCidr(parseCidr(home.network)!.cidr) === network);
+  const space = (vrfName: string | null) => (vrfName ? `VRF "${vrfName}"` : 'the global space');
+  const withNetwork = homes
+    .filter((home) => formatCidr(parseCidr(home.network)!.cidr) === network)
+    .sort((a, b) => (a.vrfName ?? '').localeCompare(b.vrfName ?? ''));
   if (vrf !== undefined) {
-    return withNetwork.find((home) => home.vrfName === vrf) ?? error(`no subnet ${network} in VRF "${vrf}"`);
+    return withNetwork.find((home) => (home.vrfName ?? '') === vrf) ?? error(`no subnet ${network} in ${space(vrf)}`);
   }
-  const global = withNetwork.find((home) => home.vrfId === null);
-  if (global) return global;
   if (withNetwork.length === 1) return withNetwork[0];
   if (withNetwork.length === 0) return error(`no subnet ${network} in this organisation`);
-  const vrfs = withNetwork.map((home) => `"${home.vrfName}"`).join(', ');
-  return error(`${network} exists in the VRFs ${vrfs}; name one in vrf`);
+  const spaces = withNetwork.map((home) => space(home.vrfName)).join(', ');
+  return error(`${network} exists in ${spaces}; name the VRF in vrf ("" for the global space)`);
 }

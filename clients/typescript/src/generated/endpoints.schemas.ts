@@ -1727,8 +1727,7 @@ export interface ImportSubnetRow {
    */
   vlan?: number;
   /**
-   * VRF name; created when missing. Omit for the global (no-VRF) space
-   * @minLength 1
+   * VRF name; created when missing. Omit, or give "", for the global (no-VRF) space
    * @maxLength 200
    */
   vrf?: string;
@@ -1861,8 +1860,7 @@ export interface ImportAddressRow {
   /** CIDR of an existing subnet of the organisation that holds the address */
   subnet: string;
   /**
-   * VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)
-   * @minLength 1
+   * VRF of the subnet, by name; "" for the global (no-VRF) space (as the `vrf` column of the export writes it). Omitted: the only subnet with this CIDR, whatever its space; a CIDR in several spaces is then an error row naming them
    * @maxLength 200
    */
   vrf?: string;

@@ -3093,7 +3093,7 @@ export const ReceiveStripeEventResponse = zod
   .describe('The event was accepted (or had been processed before)');
 
 /**
- * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
+ * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field, custom_fields past their bounds) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
  * @summary Import subnets
  */
 export const importSubnetsHeaderIdempotencyKeyMax = 255;
@@ -3154,10 +3154,9 @@ export const ImportSubnetsBody = zod
               .describe('VLAN number 1 to 4094; created when missing'),
             vrf: zod
               .string()
-              .min(1)
               .max(importSubnetsBodySubnetsItemVrfMax)
               .optional()
-              .describe('VRF name; created when missing. Omit for the global (no-VRF) space'),
+              .describe('VRF name; created when missing. Omit, or give "", for the global (no-VRF) space'),
             location: zod
               .string()
               .min(1)
@@ -3240,7 +3239,7 @@ export const ImportSubnetsResponse = zod
   .describe('Per-row outcome and totals of a subnet import');
 
 /**
- * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf`; without `vrf`, the subnet with that CIDR in the global space, or else the only one with it. Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC), a subnet that does not exist or is ambiguous, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
+ * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf` (`""`: the global space); without `vrf`, the only subnet with that CIDR, whatever its space (a CIDR in several spaces is then an error row naming them). Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC, custom_fields past their bounds), a subnet that does not exist, is ambiguous, or is deleted or split while the import runs, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
  * @summary Import addresses
  */
 export const importAddressesHeaderIdempotencyKeyMax = 255;
@@ -3282,11 +3281,10 @@ export const ImportAddressesBody = zod
             subnet: zod.string().describe('CIDR of an existing subnet of the organisation that holds the address'),
             vrf: zod
               .string()
-              .min(1)
               .max(importAddressesBodyAddressesItemVrfMax)
               .optional()
               .describe(
-                'VRF of the subnet, by name; omit for the global space (or for the only subnet with this CIDR)',
+                'VRF of the subnet, by name; "" for the global (no-VRF) space (as the `vrf` column of the export writes it). Omitted: the only subnet with this CIDR, whatever its space; a CIDR in several spaces is then an error row naming them',
               ),
             hostname: zod
               .string()
@@ -3386,7 +3384,7 @@ export const ExportSubnetsQueryParams = zod
 export const ExportSubnetsResponse = zod.unknown();
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record; unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`).
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
  * @summary Export addresses as CSV
  */
 export const ExportAddressesQueryParams = zod
