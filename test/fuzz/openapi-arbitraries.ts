@@ -270,6 +270,12 @@ function longerPrefix(ctx: GenContext, schema: Schema): fc.Arbitrary<number> {
 
 const names = (kind: Kind, ctx: GenContext) => ctx.pools[kind].map((e) => e.name).filter((n): n is string => !!n);
 
+/**
+ * An Idempotency-Key the sender replaces with a new UUID on each send: generated UUIDs repeat while
+ * fast-check shrinks, and a key used before with another request answers 422 instead of the failure.
+ */
+export const FRESH_KEY = 'fresh-idempotency-key';
+
 /** What a property name means beyond its schema; undefined: generate from the schema alone. */
 function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unknown> | undefined {
   const type = schema.type;
@@ -287,7 +293,7 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
       entityOf('members', ctx).map((e) => e.id),
     );
   // Fresh keys: a key used before with another request is a 422 (declared, but it stops the request).
-  if (name === 'idempotency-key') return fc.uuid();
+  if (name === 'idempotency-key') return fc.constant(FRESH_KEY);
   if (name === 'ids' && type === 'array')
     return fc.uniqueArray(
       entityOf('addresses', ctx).map((e) => e.id),
@@ -484,6 +490,10 @@ export interface FuzzRequest {
   mutation?: string;
   /** The item of the body's array the mutation changed (import rows are checked one by one: an `error` result). */
   item?: number;
+  /** Path parameters sent as they are, not percent-encoded (malformed percent-escapes). */
+  rawParams?: Record<string, string>;
+  /** The answer the mutation calls for, when one is certain: its status, and its code or message when given. */
+  answer?: { status: number; code?: string; error?: RegExp };
 }
 
 /** Operations whose valid requests end the caller's session or account: done by a member made for each. */
@@ -560,6 +570,21 @@ function allowedTypes(schema: Schema): string[] | undefined {
   if (s.nullable) types.push('null');
   return types;
 }
+
+/** Percent-escapes that do not decode: not hex, cut short, a cut or overlong UTF-8 sequence, a surrogate. */
+const MALFORMED_ESCAPES = [
+  '%',
+  '%zz',
+  '%2',
+  '%%41',
+  '%u0041',
+  '%E0%A4%A',
+  '%E0%A4',
+  '%C3',
+  '%C0%80',
+  '%ED%A0%80',
+  '%FF',
+];
 
 const NOT_UUID = ['not-a-uuid', '1', '0', 'null', "' OR '1'='1", '3f2b8c1e5d4a4e6b9c7d1a2b3c4d5e6f', 'ü', '\u0000'];
 
@@ -732,10 +757,29 @@ function bodyMutations(op: Operation): fc.Arbitrary<Mutation>[] {
   }
 
   list.push(
-    fc.constantFrom<unknown>([], ['x'], 'text', 42, null, true).map((json) => ({
+    fc.constantFrom<unknown>([], ['x']).map((json) => ({
       label: `top-level ${JSON_TYPE(json)} body`,
       apply: (r) => ({ ...r, body: { raw: JSON.stringify(json), contentType: 'application/json' } }),
     })),
+    // Valid JSON that is no object: refused as such, not as malformed JSON.
+    fc
+      .constantFrom<[unknown, string]>(
+        [null, 'null'],
+        [42, 'a number'],
+        [-0.5, 'a number'],
+        ['text', 'a string'],
+        ['', 'a string'],
+        [true, 'true'],
+        [false, 'false'],
+      )
+      .map(([json, got]) => ({
+        label: `top-level ${JSON_TYPE(json)} body`,
+        apply: (r) => ({
+          ...r,
+          body: { raw: JSON.stringify(json), contentType: 'application/json' },
+          answer: { status: 400, code: 'validation', error: new RegExp(`^body: expected a JSON object, got ${got}$`) },
+        }),
+      })),
     fc.integer({ min: 0, max: 7 }).map((variant) => ({
       label: `malformed JSON #${variant}`,
       apply: (r) => {
@@ -789,6 +833,25 @@ function parameterMutations(op: Operation): fc.Arbitrary<Mutation>[] {
         .map(([name, value]) => ({
           label: `path ${name} = ${JSON.stringify(value.slice(0, 40))}`,
           apply: (r) => ({ ...r, params: { ...r.params, [name]: value } }),
+        })),
+      // Sent as is: a path that does not percent-decode, alone or after a valid id.
+      fc
+        .tuple(
+          fc.constantFrom(...op.pathParams.map((p) => p.name)),
+          fc.constantFrom(...MALFORMED_ESCAPES),
+          fc.constantFrom('', 'a', '00000000-0000-4000-8000-000000000000'),
+        )
+        .map(([name, malformed, before]) => ({
+          label: `path ${name} with malformed escape ${before}${malformed}`,
+          apply: (r) => ({
+            ...r,
+            rawParams: { ...r.rawParams, [name]: `${before}${malformed}` },
+            answer: {
+              status: 400,
+              code: 'bad_request',
+              error: new RegExp(`^Malformed percent-escape in path /api/v1/.*${before}${malformed}`),
+            },
+          }),
         })),
     );
   }
@@ -926,3 +989,140 @@ export function invalidRequest(op: Operation, ctx: GenContext): fc.Arbitrary<Fuz
 /** Whether any mutation applies (an operation without body, parameters or credentials has no invalid form). */
 export const hasInvalidForm = (op: Operation) =>
   bodyMutations(op).length + parameterMutations(op).length + authMutations(op).length > 0;
+
+// ---- Edge requests: custom fields nested thousands deep, or bodies near 1 MB -----------------------------
+
+const MB = 1024 * 1024;
+
+/** The objects of an operation's body that hold `custom_fields` (the top level, or import rows). */
+const customFieldSlots = (op: Operation) =>
+  op.body ? objectSlots(op.body).filter(({ schema }) => schema.properties?.custom_fields) : [];
+
+export const hasCustomFields = (op: Operation) => customFieldSlots(op).length > 0;
+
+/** JSON text of a value `depth` levels deep: objects, arrays, or both by turns (too deep for JSON.stringify). */
+function nestedText(depth: number, shape: 'object' | 'array' | 'mixed'): string {
+  const opens = Array.from({ length: depth }, (_, i) =>
+    shape === 'array' || (shape === 'mixed' && i % 2) ? '[' : '{"k":',
+  );
+  return `${opens.join('')}"leaf"${opens
+    .map((o) => (o === '[' ? ']' : '}'))
+    .reverse()
+    .join('')}`;
+}
+
+/** JSON text of custom fields of many small values, padded with a string to `bytes` (ASCII) less `rest`. */
+function filledText(bytes: number, rest: number, shape: 'string' | 'keys' | 'array'): string {
+  const count = Math.floor(bytes / 16);
+  const bulk =
+    shape === 'keys'
+      ? Array.from({ length: count }, (_, i) => `"k${i}":${i % 2},`).join('')
+      : shape === 'array'
+        ? `"list":[${Array.from({ length: count }, (_, i) => i % 10).join(',')}],`
+        : '';
+  const unpadded = `{${bulk}"pad":""}`;
+  return `{${bulk}"pad":"${'x'.repeat(Math.max(0, bytes - rest - unpadded.length))}"}`;
+}
+
+const EDGE = '"__edge_custom_fields__"';
+
+/**
+ * A valid request of an operation taking custom fields, with those of its body (or of its first import row)
+ * nested 1,000 to 5,000 deep, or filling the body to near 1 MB (the limit, up to one byte over it): far past
+ * the bounds of custom fields, a 400 naming them (a 413 over 1 MB; an import's row is an error result).
+ * The body is JSON text (JSON.stringify overflows the stack on such depths), printed as its label.
+ */
+export function edgeRequest(op: Operation, ctx: GenContext): fc.Arbitrary<FuzzRequest> {
+  const slots = customFieldSlots(op);
+  const deep = fc
+    .tuple(fc.integer({ min: 1000, max: 5000 }), fc.constantFrom('object', 'array', 'mixed') as fc.Arbitrary<'object'>)
+    .map(([depth, shape]) => ({
+      label: `custom_fields ${depth} deep (${shape})`,
+      fields: () => `{"deep":${nestedText(depth, shape)}}`,
+    }));
+  const huge = fc
+    .tuple(
+      fc.oneof(fc.integer({ min: MB - 64 * 1024, max: MB }), fc.constant(MB + 1)),
+      fc.constantFrom('string', 'keys', 'array') as fc.Arbitrary<'string'>,
+    )
+    .map(([bytes, shape]) => ({
+      label: `custom_fields filling the body to ${bytes} bytes (${shape})`,
+      fields: (rest: number) => filledText(bytes, rest, shape),
+      tooLarge: bytes > MB,
+    }));
+  return fc
+    .tuple(validRequest(op, ctx), fc.constantFrom(...slots), fc.oneof(deep, huge))
+    .map(([request, { path }, edge]) => {
+      const text = JSON.stringify(
+        editAt(jsonOf(request), path, (o) => {
+          o.custom_fields = JSON.parse(EDGE);
+        }),
+      );
+      const raw = text.replace(EDGE, () => edge.fields(text.length - EDGE.length));
+      const body = { raw, contentType: 'application/json', [fc.toStringMethod]: () => `<${edge.label}>` };
+      const item = typeof path.at(-1) === 'number' ? (path.at(-1) as number) : undefined;
+      const answer =
+        item !== undefined
+          ? undefined
+          : 'tooLarge' in edge && edge.tooLarge
+            ? { status: 413, code: 'payload_too_large' }
+            : { status: 400, code: 'validation', error: /(^|; )custom_fields: / };
+      return { ...request, body, mutation: edge.label, item, answer };
+    });
+}
+
+// ---- Wrong methods on the document's paths ---------------------------------------------------------------
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const pathPattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
+
+/**
+ * The Allow header a URL path gets: the methods of every path of the document it matches (a literal
+ * segment may also be another path's parameter), HEAD with GET, and OPTIONS.
+ */
+export function allowOf(urlPath: string): string {
+  const allowed = new Set(['OPTIONS']);
+  for (const op of operations()) {
+    if (!pathPattern(op.path).test(urlPath)) continue;
+    allowed.add(op.method);
+    if (op.method === 'GET') allowed.add('HEAD');
+  }
+  return METHOD_ORDER.filter((m) => allowed.has(m)).join(', ');
+}
+
+/**
+ * A request to a path of the document (its operations `ops`) with a method it lacks (HEAD too where it has
+ * no GET), path parameters of existing objects or not, any credentials, with or without a body; undefined
+ * when the path lacks none.
+ */
+export function wrongMethodRequest(
+  ops: Operation[],
+  ctx: GenContext,
+): fc.Arbitrary<{ method: string; request: FuzzRequest }> | undefined {
+  const path = ops[0].path;
+  // Those of other paths too: GET /addresses/batch-update is GET /addresses/{id}.
+  const allowed = allowOf(path.replace(/\{\w+\}/g, 'x')).split(', ');
+  const wrong = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
+  if (!wrong.length) return undefined;
+  const params = fc.record(
+    Object.fromEntries(
+      ops[0].pathParams.map((p) => {
+        const kind = kindOfPathParam(path, p.name);
+        const existing = kind ? entityOf(kind, ctx).map((e) => e.id) : fc.uuid();
+        return [p.name, fc.oneof(existing, fc.constantFrom(...NOT_UUID))];
+      }),
+    ) as Record<string, fc.Arbitrary<string>>,
+  );
+  return fc
+    .record({
+      method: fc.constantFrom(...wrong),
+      params,
+      body: fc.option(fc.constant<Body>({ json: {} }), { nil: undefined }),
+      auth: fc.constantFrom<Auth>({ kind: 'none' }, { kind: 'key' }, { kind: 'session', csrf: true }),
+    })
+    .map(({ method, params, body, auth }) => ({
+      method,
+      // fetch sends no body with GET or HEAD.
+      request: { params, query: {}, headers: {}, body: method === 'GET' || method === 'HEAD' ? undefined : body, auth },
+    }));
+}

@@ -2,14 +2,18 @@
  * Property-based robustness of every operation of the OpenAPI document (read at test time): valid requests
  * built from each operation's schemas (ids of objects of the test organisation, so they reach the handlers)
  * and invalid ones (one mutation of a valid request: wrong types, missing or unknown fields, out-of-range
- * numbers, long strings, NUL, malformed JSON, wrong Content-Type, odd credentials), sent over HTTP to the
- * real app on a real database. Every answer must be declared by the operation, with a body matching the
- * contract for its status, never a 5xx (but a receiver's failure as the declared 502 of testWebhook, and
- * the network tools' declared 502 when the servers they ask are not there), and every invalid request a 4xx.
+ * numbers, long strings, NUL, malformed JSON, top-level JSON that is no object, wrong Content-Type, path
+ * parameters with malformed percent-escapes, odd credentials; and custom fields thousands deep or near the
+ * 1 MB body limit), sent over HTTP to the real app on a real database. Every answer must be declared by the
+ * operation, with a body matching the contract for its status, never a 5xx (but a receiver's failure as the
+ * declared 502 of testWebhook, and the network tools' declared 502 when the servers they ask are not there),
+ * every invalid request a 4xx, and the answer its mutation calls for when it calls for one. Every path of the
+ * document answers the methods it lacks with 405 and the Allow the document gives.
  *
  * Deterministic: a fixed seed per operation (FUZZ_SEED changes the base, FUZZ_RUNS the runs per kind);
  * fast-check prints the seed and the counterexample when a property fails.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -24,10 +28,14 @@ import { declaredStatuses, route } from '../support/routes';
 import { testConfig } from '../support/server';
 import {
   type Auth,
+  allowOf,
   type Entity,
+  edgeRequest,
   emptyPools,
+  FRESH_KEY,
   type FuzzRequest,
   type GenContext,
+  hasCustomFields,
   hasInvalidForm,
   invalidRequest,
   KINDS,
@@ -36,6 +44,7 @@ import {
   type Operation,
   operations,
   validRequest,
+  wrongMethodRequest,
 } from './openapi-arbitraries';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_122);
@@ -220,10 +229,13 @@ async function authHeaders(auth: Auth): Promise<Record<string, string>> {
   }
 }
 
+/** The request's path: the operation's, with its parameters (percent-encoded unless sent raw). */
+const pathOf = (op: Operation, request: FuzzRequest) =>
+  op.path.replace(/\{(\w+)\}/g, (_, name) => request.rawParams?.[name] ?? encodeURIComponent(request.params[name]));
+
 /** Sends a request over HTTP, as the document describes the operation (its path, method and parameters). */
 async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(request.params[name]));
-  const url = new URL(path, t.server.url);
+  const url = new URL(pathOf(op, request), t.server.url);
   for (const [name, value] of Object.entries(request.query)) {
     for (const one of [value].flat()) url.searchParams.append(name, one);
   }
@@ -233,6 +245,7 @@ async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
     ...(await authHeaders(request.auth)),
     ...request.headers,
   };
+  if (headers['idempotency-key'] === FRESH_KEY) headers['idempotency-key'] = randomUUID();
   let body: string | undefined;
   if (request.body && 'json' in request.body) {
     body = JSON.stringify(request.body.json);
@@ -244,7 +257,8 @@ async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
   const response = await fetch(url, { method: op.method, headers, body, redirect: 'manual' });
   const text = await response.text();
   let parsed: unknown = text;
-  if (response.headers.get('content-type')?.includes('application/json')) {
+  // A HEAD's answer has the headers of a JSON answer but no body.
+  if (op.method !== 'HEAD' && response.headers.get('content-type')?.includes('application/json')) {
     try {
       parsed = JSON.parse(text);
     } catch {
@@ -264,8 +278,11 @@ async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
   };
 }
 
-/** The checks every answer passes; `invalid` answers must also be 4xx. */
-function check(op: Operation, kind: 'valid' | 'invalid', request: FuzzRequest, response: ApiResponse) {
+/**
+ * The checks every answer passes; invalid answers (`edge` ones too) must also be 4xx, and be the answer
+ * their mutation calls for when it calls for one.
+ */
+function check(op: Operation, kind: RequestKind, request: FuzzRequest, response: ApiResponse) {
   const where = `${op.id} ${kind}${request.mutation ? ` [${request.mutation}]` : ''} answered ${response.status}: ${response.text.slice(0, 300)}`;
   if (response.status >= 500) {
     const allowed = [...(EXTERNAL_5XX[op.id] ?? []), ...op.statuses.filter((s) => s === 503)];
@@ -273,11 +290,17 @@ function check(op: Operation, kind: 'valid' | 'invalid', request: FuzzRequest, r
   }
   expect(op.statuses, `a status the document does not declare: ${where}`).toContain(response.status);
   expectStatus(response, response.status as never);
-  if (kind === 'invalid' && request.item !== undefined) {
+  if (request.answer) {
+    const body = response.body as { code?: string; error?: string };
+    expect(response.status, `not the answer called for: ${where}`).toBe(request.answer.status);
+    if (request.answer.code) expect(body.code, where).toBe(request.answer.code);
+    if (request.answer.error) expect(body.error, where).toMatch(request.answer.error);
+  }
+  if (kind !== 'valid' && request.item !== undefined) {
     // Imports check each row on its own: the changed row is an `error` result of a 200, the others still import.
     const results = (response.body as { results?: { status: string }[] }).results;
     expect(results?.[request.item]?.status, `an invalid row not reported as an error: ${where}`).toBe('error');
-  } else if (kind === 'invalid') {
+  } else if (kind !== 'valid') {
     expect(response.status >= 400 && response.status < 500, `an invalid request not refused: ${where}`).toBe(true);
   }
 }
@@ -322,14 +345,17 @@ function harvest(op: Operation, request: FuzzRequest, response: ApiResponse) {
 
 const seedOf = (id: string) => [...id].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) | 0, SEED);
 
-async function runProperty(op: Operation, kind: 'valid' | 'invalid', arbitrary: fc.Arbitrary<FuzzRequest>) {
+/** Valid requests, invalid ones (one mutation each), and invalid custom fields at the edge (very deep or near 1 MB). */
+type RequestKind = 'valid' | 'invalid' | 'edge';
+
+async function runProperty(op: Operation, kind: RequestKind, arbitrary: fc.Arbitrary<FuzzRequest>) {
   const seed = seedOf(`${op.id}:${kind}`);
   const key = `${op.id} ${kind}`;
   await fc.assert(
     fc.asyncProperty(arbitrary, async (request) => {
       const response = await send(op, request);
       answered.set(key, [...(answered.get(key) ?? []), response.status]);
-      if (process.env.FUZZ_REPORT === 'all' && (kind === 'invalid' || response.status >= 400)) {
+      if (process.env.FUZZ_REPORT === 'all' && (kind !== 'valid' || response.status >= 400)) {
         console.log(`${key} [${request.mutation ?? ''}] ${response.status} ${response.text.slice(0, 160)}`);
       }
       harvest(op, request, response);
@@ -350,6 +376,7 @@ describe('every operation of the OpenAPI document', () => {
     const op = ordered.find((o) => o.id === id)!;
     await runProperty(op, 'valid', validRequest(op, ctx));
     if (hasInvalidForm(op)) await runProperty(op, 'invalid', invalidRequest(op, ctx));
+    if (hasCustomFields(op)) await runProperty(op, 'edge', edgeRequest(op, ctx));
   });
 
   it('valid requests reach the handlers: each operation succeeded at least once', () => {
@@ -358,5 +385,26 @@ describe('every operation of the OpenAPI document', () => {
       .filter((op) => !(answered.get(`${op.id} valid`) ?? []).some((s) => s < 400))
       .map((op) => `${op.id}: ${answered.get(`${op.id} valid`)?.join(' ')}`);
     expect(neverSucceeded).toEqual([]);
+  });
+});
+
+describe('every path of the OpenAPI document', () => {
+  const paths = [...new Set(ops.map((op) => op.path))];
+
+  it.each(paths)('%s answers a method it lacks with 405 and the Allow the document gives', async (path) => {
+    const pathOps = ops.filter((op) => op.path === path);
+    const wrongMethod = wrongMethodRequest(pathOps, ctx);
+    if (!wrongMethod) return;
+    await fc.assert(
+      fc.asyncProperty(wrongMethod, async ({ method, request }) => {
+        const response = await send({ ...pathOps[0], method }, request);
+        const where = `${method} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`;
+        expect(response.status, where).toBe(405);
+        expect(response.headers.get('allow'), where).toBe(allowOf(pathOf(pathOps[0], request)));
+        if (method !== 'HEAD')
+          expect(response.body, where).toEqual({ code: 'method_not_allowed', error: expect.any(String) });
+      }),
+      { seed: seedOf(`${path}:method`), numRuns: RUNS, reporter: undefined },
+    );
   });
 });
