@@ -8,6 +8,20 @@ const Cidr = () => z.string().cidr();
 /** A single IPv4 or IPv6 address, e.g. `10.0.0.1` or `2001:db8::1`. */
 const IpAddress = () => z.string().ip();
 
+/**
+ * A count of addresses: an integer of any size (an IPv6 /0 holds 2^128), written exactly in the JSON text.
+ * A count past 2^53 is a bigint here, and the document says `integer` (no format: int64 is too small).
+ */
+const addressCount = (description: string) =>
+  extendApi(z.union([z.number().int().nonnegative(), z.bigint().nonnegative()]), {
+    type: 'integer',
+    minimum: 0,
+    oneOf: undefined,
+    description:
+      `${description}. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 ` +
+      '(9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+  });
+
 const subnetShape = {
   id: describedUuid('Unique id of the subnet (UUID)'),
   folder_id: Uuid.nullable().describe('Folder holding the subnet; null when unfoldered'),
@@ -33,12 +47,7 @@ const subnetShape = {
     .nonnegative()
     .optional()
     .describe('Address records in the subnet and its tracked descendants; omitted when unset'),
-  total_count: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+  total_count: addressCount('Usable addresses of the subnet; omitted when unset').optional(),
   folder_name: z.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
   vlan_number: z.number().int().min(1).max(4094).optional().describe('Resolved VLAN number; omitted when unset'),
   vrf_name: z.string().optional().describe('Resolved VRF name; omitted when unset'),
@@ -312,7 +321,7 @@ export const SubnetUsage = extendApi(
       subnet_id: describedUuid('Id of the subnet (UUID)'),
       network: z.string().describe('CIDR block of the subnet, e.g. 10.0.1.0/24'),
       used: z.number().int().nonnegative().describe('Address records of the subnet and its tracked descendants'),
-      total: z.number().int().nonnegative().describe('Usable addresses; IPv6 totals past 2^53 may lose precision'),
+      total: addressCount('Usable addresses'),
       utilization: z.number().min(0).max(1).describe('used / total, 0 to 1'),
     })
     .strict(),

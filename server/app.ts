@@ -13,6 +13,7 @@ import { jsonBody } from './http/body';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { healthz, readyz } from './http/health';
 import { idempotency } from './http/idempotency';
+import { exactJson } from './http/json';
 import { createLogger, observeRequests } from './http/logging';
 import { createMetrics } from './http/metrics';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
@@ -64,6 +65,8 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
       : (message: string, error: unknown) => console.warn(message, error);
   const app = express();
   app.disable('x-powered-by');
+  // Every JSON answer, counts past 2^53 written exactly (server/json.ts).
+  app.response.json = exactJson;
   // No ETag hashed over every API answer (a page of addresses is 30 KB); /openapi.json sets its own.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);

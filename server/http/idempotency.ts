@@ -2,6 +2,8 @@ import type { AppRoute } from '@ts-rest/core';
 import type { RequestHandler } from 'express';
 import { routeMeta } from '../../contract/common/meta';
 import { badRequest } from '../errors';
+import { jsonText } from '../json';
+import { sendJsonText } from './json';
 
 /** What the middleware needs of the idempotency module (app.ts passes it in). */
 export interface IdempotencyKeys {
@@ -12,9 +14,9 @@ export interface IdempotencyKeys {
     key: string,
     hash: string,
     now: Date,
-  ): Promise<{ run: true } | { run: false; status: number; body: unknown }>;
-  /** Keeps the answer of the request holding the claim (drops the claim for a 5xx). */
-  finish(orgId: string, key: string, status: number, body: unknown): Promise<void>;
+  ): Promise<{ run: true } | { run: false; status: number; json: string }>;
+  /** Keeps the answer (JSON text) of the request holding the claim (drops the claim for a 5xx). */
+  finish(orgId: string, key: string, status: number, json: string): Promise<void>;
 }
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -34,21 +36,22 @@ export function idempotency(keys: IdempotencyKeys, now: () => Date, log: (messag
     try {
       const decision = await keys.begin(orgId, key, keys.requestHash(req.method, req.path, req.body), now());
       if (!decision.run) {
-        res.set('Idempotent-Replayed', 'true').status(decision.status).json(decision.body);
+        // The stored text itself, so a replay is the same bytes (exact counts included).
+        sendJsonText(res.set('Idempotent-Replayed', 'true').status(decision.status), decision.json);
         return;
       }
     } catch (error) {
       return next(error);
     }
     let kept = false;
-    const send = res.json.bind(res);
     res.json = (body: unknown) => {
       kept = true;
-      keys.finish(orgId, key, res.statusCode, body).then(
-        () => send(body),
+      const json = jsonText(body);
+      keys.finish(orgId, key, res.statusCode, json ?? 'null').then(
+        () => sendJsonText(res, json),
         (error) => {
           log('storing an idempotent answer failed', error);
-          send(body);
+          sendJsonText(res, json);
         },
       );
       return res;
@@ -56,7 +59,7 @@ export function idempotency(keys: IdempotencyKeys, now: () => Date, log: (messag
     // An answer that is not JSON is not kept: the claim goes, and a retry runs again.
     res.on('finish', () => {
       if (!kept)
-        keys.finish(orgId, key, 500, null).catch((error) => log('dropping an idempotency claim failed', error));
+        keys.finish(orgId, key, 500, 'null').catch((error) => log('dropping an idempotency claim failed', error));
     });
     next();
   };

@@ -12,6 +12,7 @@ import {
   rateLimitOf,
   retryAfterOf,
 } from './errors.js';
+import { parseJson } from './json.js';
 
 /**
  * Where and as whom a client talks to the API. Each `createClient()` instance carries its own: there is
@@ -110,7 +111,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * an `X-Request-Id` (the same on every attempt), and returns `{data, status, headers}` for every HTTP
  * status after the retries the status allows: an error status is a value here, unless `throwOnError`
  * (the resource methods) asks for a thrown `ApiError`. No answer at all rejects with `ApiConnectionError`.
- * Bodies: JSON when the response says so, text otherwise (CSV exports), `undefined` when empty.
+ * Bodies: JSON when the response says so (integers past 2^53 as bigints), text otherwise (CSV exports),
+ * `undefined` when empty.
  */
 export async function ipamFetch<T>(url: string, options: RequestOptions = {}): Promise<T> {
   const { client, headers: requestHeaders, signal, throwOnError, ...init } = options;
@@ -199,5 +201,6 @@ async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
   const type = response.headers.get('content-type') ?? '';
-  return /[/+]json\b/i.test(type) ? JSON.parse(text) : text;
+  // Exact: an integer past Number.MAX_SAFE_INTEGER (a count of IPv6 addresses) becomes a bigint.
+  return /[/+]json\b/i.test(type) ? parseJson(text) : text;
 }

@@ -5,9 +5,11 @@
  * - `client.<resource>.<method>(…)` (resources.ts): resolves to the success body, throws a typed `ApiError`;
  * - `client.<operationId>(…)`: the generated operation itself, resolving to `{data, status, headers}` for
  *   every status (the low-level form, for reading headers or handling statuses as values);
- * - pagination iterators (pagination.ts), retries and timeouts (http.ts), webhook verification (webhooks.ts).
+ * - pagination iterators (pagination.ts), retries and timeouts (http.ts), webhook verification (webhooks.ts);
+ * - exact counts of addresses: JSON integers past 2^53 read as bigints (json.ts), typed so (counts.ts).
  */
 
+import type { ExactAnswer } from './counts.js';
 import { rateLimitOf } from './errors.js';
 import * as endpoints from './generated/endpoints.js';
 import type {
@@ -21,6 +23,16 @@ import type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
 import { iterateActivity, iterateAddresses, iterateDeliveries, type PageParams } from './pagination.js';
 import { type LastResponse, type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
 
+// These take the place of the generated types of the same names (`export *` below): counts may be bigints.
+export type {
+  AddressCount,
+  ExactAnswer,
+  ExactCounts,
+  Subnet,
+  SubnetCreatedWithWarnings,
+  SubnetDetail,
+  SubnetUsage,
+} from './counts.js';
 export {
   ApiConnectionError,
   ApiError,
@@ -56,6 +68,7 @@ export {
   type ResponseInfo,
   retryDelay,
 } from './http.js';
+export { parseJson } from './json.js';
 export type { PageParams } from './pagination.js';
 export {
   type LastResponse,
@@ -93,11 +106,15 @@ export interface IteratorMethods {
   };
 }
 
+/** A generated operation as the client exposes it: its answer's counts of addresses exact (see counts.ts). */
+type ExactOperation<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<ExactAnswer<R>> : F;
+
 /**
  * One client: its configuration, the resource methods (`client.subnets.create(…)`), the pagination
  * iterators, and every generated operation by operationId (`client.createSubnet(…)` → `{data, status, headers}`).
  */
-export type IpamClient = { readonly [K in OperationName]: Endpoints[K] } & ResourceMethods & IteratorMethods;
+export type IpamClient = { readonly [K in OperationName]: ExactOperation<Endpoints[K]> } & ResourceMethods &
+  IteratorMethods;
 
 /** orval names the URL builder of operation `fooBar` `getFooBarUrl`. */
 function isUrlHelper(name: string): boolean {

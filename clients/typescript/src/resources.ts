@@ -3,6 +3,7 @@
  * generated `createSubnet`. The table below is the whole mapping; its type check makes every generated
  * operation appear in exactly one group (test/sdk/resources.test.ts checks the groups against the tags).
  */
+import type { ExactCounts } from './counts.js';
 import type { RateLimitInfo } from './errors.js';
 import type * as endpoints from './generated/endpoints.js';
 
@@ -123,8 +124,13 @@ type Mapped = { [G in keyof Resources]: Resources[G][keyof Resources[G]] }[keyof
 export const everyOperationGrouped: [Exclude<OperationName, Mapped>] extends [never] ? true : never = true;
 
 type Answer<K extends OperationName> = Awaited<ReturnType<Endpoints[K]>>;
-/** What a resource method resolves to: the body of the operation's success response (`void` for 204). */
-export type SuccessData<K extends OperationName> = Extract<Answer<K>, { status: 200 | 201 | 202 | 204 | 307 }>['data'];
+/**
+ * What a resource method resolves to: the body of the operation's success response (`void` for 204), its
+ * counts of addresses exact (`number | bigint`, see counts.ts).
+ */
+export type SuccessData<K extends OperationName> = ExactCounts<
+  Extract<Answer<K>, { status: 200 | 201 | 202 | 204 | 307 }>['data']
+>;
 
 /** The answer a result came with (stripe-node's `lastResponse`): not enumerable, so JSON and spreads leave it out. */
 export interface LastResponse {

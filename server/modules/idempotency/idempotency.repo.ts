@@ -59,9 +59,9 @@ const release = prepared(
   'DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND status IS NULL',
 );
 
-/** Stores the answer of the request that holds the claim. */
-export async function saveAnswer(db: Db, orgId: string, key: string, status: number, body: unknown) {
-  await pipeline(db, [asyncCommit.step(), complete.step(orgId, key, status, JSON.stringify(body ?? null))]);
+/** Stores the answer (JSON text, kept as sent: exact past 2^53) of the request that holds the claim. */
+export async function saveAnswer(db: Db, orgId: string, key: string, status: number, json: string) {
+  await pipeline(db, [asyncCommit.step(), complete.step(orgId, key, status, json)]);
 }
 
 /** Drops an unfinished claim, so a retry runs the request again. */

@@ -20,7 +20,7 @@ export const ABANDONED_AFTER_MS = 60_000;
 const TTL_MS = IDEMPOTENCY_KEY_TTL_HOURS * 3600_000;
 
 /** What a request with a key should do: run (it holds the claim), or answer with what the first one did. */
-export type Decision = { run: true } | { run: false; status: number; body: unknown };
+export type Decision = { run: true } | { run: false; status: number; json: string };
 
 /** The hash a key is bound to: the method, the path and the JSON body. */
 export const requestHash = (method: string, path: string, body: unknown) =>
@@ -54,17 +54,18 @@ export async function begin(db: Db, orgId: string, key: string, hash: string, no
       { 'Retry-After': '1' },
     );
   }
-  return { run: false, status: state.status, body: JSON.parse(state.response ?? 'null') };
+  return { run: false, status: state.status, json: state.response ?? 'null' };
 }
 
 /**
- * Keeps the answer of a request that ran; a 5xx drops the claim instead, so a retry runs again, and so does
- * an answer that cannot be stored (a retry then runs again rather than waiting out the claim).
+ * Keeps the answer of a request that ran, as the JSON text sent (so a replay is exact); a 5xx drops the claim
+ * instead, so a retry runs again, and so does an answer that cannot be stored (a retry then runs again rather
+ * than waiting out the claim).
  */
-export async function finish(db: Db, orgId: string, key: string, status: number, body: unknown) {
+export async function finish(db: Db, orgId: string, key: string, status: number, json: string) {
   if (status < 500) {
     try {
-      await repo.saveAnswer(db, orgId, key, status, body);
+      await repo.saveAnswer(db, orgId, key, status, json);
       return;
     } catch (error) {
       await repo.dropClaim(db, orgId, key);
@@ -85,5 +86,5 @@ export const startIdempotencyPurge = (db: Db, log: (message: string, error: unkn
 export const idempotencyKeys = (db: Db) => ({
   requestHash,
   begin: (orgId: string, key: string, hash: string, now: Date) => begin(db, orgId, key, hash, now),
-  finish: (orgId: string, key: string, status: number, body: unknown) => finish(db, orgId, key, status, body),
+  finish: (orgId: string, key: string, status: number, json: string) => finish(db, orgId, key, status, json),
 });

@@ -18,6 +18,7 @@ import {
   usableRange,
   utilization,
 } from '../../ipam';
+import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
 import { orNotFound } from '../shared/results';
 import { totalOf } from './subnets.dto';
@@ -34,7 +35,13 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
   const { row: names, used } = await getSubnetWithUsage(db, caller.orgId, id);
   const row = names.subnet;
   const total = totalOf(row);
-  return { subnet_id: id, network: row.network, used, total: Number(total), utilization: utilization(used, total) };
+  return {
+    subnet_id: id,
+    network: row.network,
+    used,
+    total: jsonInteger(total),
+    utilization: utilization(used, total),
+  };
 }
 
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Subnet } from '../../../contract/subnets.contract';
 import { parseCidr, usableTotal, utilization } from '../../ipam';
+import { jsonInteger } from '../../json';
 import type { SubnetWithNames } from './subnets.repo';
 
 export type SubnetDto = z.infer<typeof Subnet>;
@@ -33,7 +34,7 @@ export function toSubnetDto(row: SubnetWithNames, used: number | null): SubnetDt
     scan_enabled: s.scanEnabled,
     tracked: s.tracked,
     utilization: used === null ? 0 : utilization(used, total),
-    ...(used === null ? {} : { used_count: used, total_count: Number(total) }),
+    ...(used === null ? {} : { used_count: used, total_count: jsonInteger(total) }),
     folder_name: row.folderName,
     ...(row.vlanNumber !== null ? { vlan_number: row.vlanNumber } : {}),
     ...(row.vrfName !== null ? { vrf_name: row.vrfName } : {}),

@@ -233,7 +233,7 @@ export interface Subnet {
    */
   used_count?: number;
   /**
-   * Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision
+   * Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there
    * @minimum 0
    */
   total_count?: number;
@@ -457,7 +457,7 @@ export interface SubnetDetail {
    */
   used_count?: number;
   /**
-   * Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision
+   * Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there
    * @minimum 0
    */
   total_count?: number;
@@ -586,7 +586,7 @@ export interface SubnetUsage {
    */
   used: number;
   /**
-   * Usable addresses; IPv6 totals past 2^53 may lose precision
+   * Usable addresses. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there
    * @minimum 0
    */
   total: number;

@@ -337,7 +337,9 @@ export const ListSubnetsResponseItem = zod
       .int()
       .min(listSubnetsResponseTotalCountMin)
       .optional()
-      .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+      .describe(
+        'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
     folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
     vlan_number: zod
       .number()
@@ -473,7 +475,9 @@ export const CreateSubnetResponse = zod.union([
         .int()
         .min(createSubnetResponseOneTotalCountMin)
         .optional()
-        .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+        .describe(
+          'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+        ),
       folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
       vlan_number: zod
         .number()
@@ -543,7 +547,9 @@ export const CreateSubnetResponse = zod.union([
             .int()
             .min(createSubnetResponseTwoSubnetTotalCountMin)
             .optional()
-            .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+            .describe(
+              'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+            ),
           folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
           vlan_number: zod
             .number()
@@ -671,7 +677,9 @@ export const GetSubnetResponse = zod
       .int()
       .min(getSubnetResponseTotalCountMin)
       .optional()
-      .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+      .describe(
+        'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
     folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
     vlan_number: zod
       .number()
@@ -810,7 +818,9 @@ export const UpdateSubnetResponse = zod
       .int()
       .min(updateSubnetResponseTotalCountMin)
       .optional()
-      .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+      .describe(
+        'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
     folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
     vlan_number: zod
       .number()
@@ -925,7 +935,9 @@ export const GetSubnetUsageResponse = zod
       .number()
       .int()
       .min(getSubnetUsageResponseTotalMin)
-      .describe('Usable addresses; IPv6 totals past 2^53 may lose precision'),
+      .describe(
+        'Usable addresses. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
     utilization: zod
       .number()
       .min(getSubnetUsageResponseUtilizationMin)
@@ -1234,7 +1246,9 @@ export const AllocateSubnetResponseItem = zod
       .int()
       .min(allocateSubnetResponseTotalCountMin)
       .optional()
-      .describe('Usable addresses of the subnet; omitted when unset. IPv6 totals past 2^53 may lose precision'),
+      .describe(
+        'Usable addresses of the subnet; omitted when unset. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
     folder_name: zod.string().nullable().describe('Resolved folder name; null when the subnet has no folder'),
     vlan_number: zod
       .number()
