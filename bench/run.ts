@@ -16,6 +16,7 @@ import { openDatabase } from '../server/db/connection';
 import { startServerProcess } from '../test/support/process';
 import { type CoreTiming, prepareCore } from './core';
 import { exportGrowth, prepareExchange } from './exchange';
+import { type FairnessPhase, measureFairness, prepareFairness, printFairness } from './fairness';
 import { load, residentMegabytes } from './load';
 import { seeder } from './seed';
 import { prepareThroughput, type ScenarioRound, throughputRound } from './throughput';
@@ -25,6 +26,9 @@ if (!databaseUrl) throw new Error('Run through `npm run bench` (or set BENCH_DAT
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 /** BENCH_CORE=0 measures the hot paths only (quicker, while profiling them). */
 const withCore = process.env.BENCH_CORE !== '0';
+/** BENCH_FAIRNESS=only measures fairness between callers only; =0 skips it. */
+const fairnessOnly = process.env.BENCH_FAIRNESS === 'only';
+const withFairness = process.env.BENCH_FAIRNESS !== '0';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
 const database = await openDatabase({ databaseUrl });
@@ -33,20 +37,25 @@ const fsync = (await seed.rows<{ fsync: string }>(sql`SHOW fsync`))[0].fsync;
 const commit = (await seed.rows<{ synchronous_commit: string }>(sql`SHOW synchronous_commit`))[0].synchronous_commit;
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
-const coreRound = withCore ? await prepareCore(seed) : null;
-const exchangeRound = withCore ? await prepareExchange(seed) : null;
+const coreRound = withCore && !fairnessOnly ? await prepareCore(seed) : null;
+const exchangeRound = withCore && !fairnessOnly ? await prepareExchange(seed) : null;
+const fairnessKeys = withFairness ? await prepareFairness(seed) : null;
 /** BENCH_ONLY=<regular expression> measures only the hot paths whose name matches it (and the ceiling). */
 const only = process.env.BENCH_ONLY;
-const scenarios = (await prepareThroughput(seed)).filter(
-  (scenario, i) => i === 0 || !only || new RegExp(only).test(scenario.name),
-);
+const scenarios = fairnessOnly
+  ? []
+  : (await prepareThroughput(seed)).filter((scenario, i) => i === 0 || !only || new RegExp(only).test(scenario.name));
 // Steady state: autovacuum keeps the visibility map current, which index-only scans rely on.
 await seed.run(sql`VACUUM ANALYZE`);
 console.log(`seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
 /** BENCH_PROFILE=<dir> writes the server's CPU profile there (node --cpu-prof). */
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const server = await startServerProcess({ DATABASE_URL: databaseUrl, WEBHOOK_WORKER: 'off' }, { nodeArgs: profile });
+// TRUST_PROXY: the fairness phases speak from other client addresses through X-Forwarded-For.
+const server = await startServerProcess(
+  { DATABASE_URL: databaseUrl, WEBHOOK_WORKER: 'off', TRUST_PROXY: 'loopback' },
+  { nodeArgs: profile },
+);
 const baseline = await startServerProcess({ DATABASE_URL: databaseUrl }, { script: 'bench/baseline.ts' });
 const call = (key: string, method: string, path: string, body?: unknown) =>
   fetch(`${server.url}/api/v1${path}`, {
@@ -58,8 +67,9 @@ const call = (key: string, method: string, path: string, body?: unknown) =>
 const core: CoreTiming[][] = [];
 const hot: ScenarioRound[][] = [];
 let rss = 0;
+let fairness: FairnessPhase[] = [];
 try {
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < (fairnessOnly ? 0 : rounds); r++) {
     console.log(`round ${r + 1} of ${rounds} …`);
     if (coreRound && exchangeRound)
       core.push([...(await coreRound(call, r)), ...(await exchangeRound(call, server.pid))]);
@@ -74,10 +84,23 @@ try {
     );
     rss = Math.max(rss, residentMegabytes(server.pid));
   }
+  if (fairnessKeys) {
+    await seed.settle();
+    fairness = await measureFairness(
+      server.url,
+      server.pid,
+      fairnessKeys,
+      Number(process.env.BENCH_FAIRNESS_SECONDS ?? 15),
+    );
+  }
 } finally {
   await server.stop();
   await baseline.stop();
   await database.close();
+}
+if (fairnessOnly) {
+  printFairness(fairness);
+  process.exit(0);
 }
 const embedded = await embeddedRow();
 
@@ -124,6 +147,7 @@ console.log(
 console.log(
   `\nServer resident memory after the load: ${rss.toFixed(0)} MB (target < 300 MB) ${rss < 300 ? 'met' : 'MISSED'}`,
 );
+if (fairness.length > 0) printFairness(fairness);
 
 /** GET /subnets/{id} on the embedded database: its own data directory, seeded, then served by one process. */
 async function embeddedRow() {

@@ -8,6 +8,7 @@ export function seeder(db: Db) {
   const run = (statement: SQL) => db.execute(statement);
   const rows = async <T>(statement: SQL) => rowsOf<T>(await run(statement));
   return {
+    db,
     run,
     rows,
     /**

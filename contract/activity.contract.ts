@@ -2,8 +2,8 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
-import { access } from './common/meta';
-import { FreeForm, Offset, queryInt, Timestamp, Uuid } from './common/schemas';
+import { access, heavy } from './common/meta';
+import { FreeForm, Offset, queryInt, streamedText, Timestamp, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Activity');
@@ -116,14 +116,15 @@ export const ActivityFilters = extendApi(
   },
 );
 
-const ActivityCsv = extendApi(z.string(), {
+const ActivityCsv = streamedText({
   description:
-    'CSV with a header row; columns id, created_at, user_id, user_email, action, resource_type, resource_id, ' +
-    'changes (JSON)',
+    'CSV (RFC 4180, CRLF line ends) with a header row; columns id, created_at, user_id, user_email, action, ' +
+    'resource_type, resource_id, changes (JSON). A cell that a spreadsheet would run as a formula (starting with ' +
+    "`=`, `+`, `-`, `@`, a tab or a carriage return) or that starts with `'` gets a leading `'`.",
   example:
-    'id,created_at,user_id,user_email,action,resource_type,resource_id,changes\n' +
+    'id,created_at,user_id,user_email,action,resource_type,resource_id,changes\r\n' +
     '1042,2026-11-22T10:00:00.000Z,5a1c2e3f-8b7d-4c6a-9e0f-1d2c3b4a5e6f,ada@example.com,update,subnet,' +
-    '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f,"{""name"":[""LAN"",""Office LAN""]}"\n',
+    '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f,"{""name"":[""LAN"",""Office LAN""]}"\r\n',
 });
 
 export const activityContract = c.router({
@@ -156,7 +157,7 @@ export const activityContract = c.router({
       'The audit log entries matching the same filters as the list (no limit or offset), newest first, as CSV ' +
       '(`text/csv`) with a header row, at most the 10,000 newest matching entries. Columns: id, created_at, ' +
       'user_id, user_email, action, resource_type, resource_id, changes (the change set as JSON).',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     query: ExportActivityQuery,
     responses: {
       200: c.otherResponse({ contentType: 'text/csv', body: ActivityCsv }),

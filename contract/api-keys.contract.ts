@@ -112,7 +112,7 @@ export const apiKeysContract = c.router({
       'Creates a key acting for the caller, with `read`, `write` or both (default) scopes. The full key is in this ' +
       'response only. Writes with a key also need a plan with API write access and a role that may write. Counts ' +
       'against the plan’s API key limit (402 when reached).',
-    metadata: idempotent(meta.write),
+    metadata: idempotent(meta.write, 'key'),
     headers: IdempotencyHeaders,
     body: CreateApiKeyBody,
     responses: { 201: CreatedApiKey, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },

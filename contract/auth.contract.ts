@@ -12,7 +12,7 @@ const c = initContract();
 const meta = access('Auth');
 
 /** Deleting one's own account is a write any member may make (viewers included). */
-const deleteAccountMeta = { tag: 'Auth', access: 'viewer', scope: 'write' } satisfies RouteMeta;
+const deleteAccountMeta = { tag: 'Auth', access: 'viewer', scope: 'write', sessionOnly: true } satisfies RouteMeta;
 
 export const User = extendApi(
   z
@@ -181,7 +181,12 @@ export const authContract = c.router({
     summary: 'Delete my account',
     description:
       'Permanently deletes the caller’s account and clears the session; their sessions and API keys stop working. ' +
-      'The organisation is deleted with its last member. 400 (`last_admin`) for the last admin while other members remain.',
+      'A person’s act: only with a signed-in session (the `service_session` cookie); an API key gets 403 ' +
+      '(`session_required`), so a leaked automation key cannot delete an account or its organisation. ' +
+      'When the caller is the organisation’s last member, the organisation is deleted with them, with all its data ' +
+      '(folders, subnets, addresses, VLANs, VRFs, locations, webhooks, API keys, activity), irreversibly. Otherwise ' +
+      'the organisation and its data stay with the other members; 400 (`last_admin`) for the last admin while other ' +
+      'members remain.',
     metadata: deleteAccountMeta,
     responses: { 200: MessageResponse, ...errors(400, 401, 403, 429) },
   },

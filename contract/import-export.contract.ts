@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
-import { access } from './common/meta';
+import { access, heavy } from './common/meta';
 import { CustomFields, streamedText, text, Uuid } from './common/schemas';
 
 const c = initContract();
@@ -302,7 +302,7 @@ export const importContract = c.router({
       'that would exceed a plan limit. ' +
       'Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row ' +
       'rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.',
-    metadata: idempotent(meta.write),
+    metadata: heavy(idempotent(meta.write)),
     headers: IdempotencyHeaders,
     body: ImportSubnetsBody,
     responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
@@ -322,7 +322,7 @@ export const importContract = c.router({
       'outside it, its network or broadcast address, or inside one of its child subnets, or a row that would ' +
       'exceed the plan’s address limit. Rows imported are kept (no rollback). Each created ' +
       'address gets an `import` activity entry and an `address.created` event.',
-    metadata: idempotent(meta.write),
+    metadata: heavy(idempotent(meta.write)),
     headers: IdempotencyHeaders,
     body: ImportAddressesBody,
     responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
@@ -348,7 +348,7 @@ export const exportContract = c.router({
       'number); unset values are empty; rows in (VRF, network) order. ' +
       CSV_FORMAT +
       ' The rows can be turned back into import rows.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     query: ExportSubnetsQuery,
     responses: {
       200: c.otherResponse({ contentType: 'text/csv', body: SubnetsCsv }),
@@ -368,7 +368,7 @@ export const exportContract = c.router({
       CSV_FORMAT +
       ' The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart ' +
       'when its CIDR is in several spaces.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     query: ExportAddressesQuery,
     responses: {
       200: c.otherResponse({ contentType: 'text/csv', body: AddressesCsv }),

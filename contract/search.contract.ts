@@ -2,7 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
-import { access } from './common/meta';
+import { access, heavy } from './common/meta';
 import { describedUuid } from './common/schemas';
 
 const c = initContract();
@@ -80,7 +80,7 @@ export const searchContract = c.router({
     description:
       'Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or ' +
       'description matches `q`; up to 50 of each kind.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     query: SearchQuery,
     responses: { 200: SearchResults, ...errors(400, 401, 403, 429) },
   },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Address, AllocateAddressesBody } from './addresses.contract';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
-import { access } from './common/meta';
+import { access, heavy } from './common/meta';
 import { IdParams } from './common/schemas';
 import {
   AllocateSubnetsBody,
@@ -35,7 +35,7 @@ export const subnetsContract = c.router({
     description:
       'All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, ' +
       'VLAN, VRF and location names; optionally only those of one folder. Not paginated.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     query: ListSubnetsQuery,
     responses: { 200: z.array(Subnet), ...errors(400, 401, 403, 429) },
   },
@@ -65,7 +65,7 @@ export const subnetsContract = c.router({
       'Pairs of subnets in different VRFs (or a VRF and the global space) whose ranges meet: `duplicate` when the ' +
       'CIDRs are equal (10.0.0.0/24 in two VRFs), `containment` when one lies inside the other (2001:db8::/48 and ' +
       '2001:db8:0:1::/64). Normalised CIDR blocks cannot partially overlap, so `partial` is reserved and not expected.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     responses: { 200: z.array(SubnetOverlap), ...errors(401, 403, 429) },
   },
   getSubnet: {
@@ -144,7 +144,7 @@ export const subnetsContract = c.router({
       'The lowest free blocks of a prefix length inside the subnet (e.g. /26 blocks in 10.0.0.0/24, /64 blocks in ' +
       '2001:db8::/48) that collide with no existing subnet of the same VRF. `prefix` must be longer than the ' +
       'subnet’s own prefix (400 otherwise). `total` counts all free blocks up to a cap of 1,000,000.',
-    metadata: meta.read,
+    metadata: heavy(meta.read),
     pathParams: IdParams,
     query: SubnetFreeBlocksQuery,
     responses: { 200: SubnetFreeBlocks, ...errors(400, 401, 403, 404, 429) },

@@ -218,7 +218,7 @@ export const webhooksContract = c.router({
     description:
       'Subscribes an HTTPS endpoint to event types (empty or omitted: all). The signing secret is in this response ' +
       'only. Counts against the plan’s webhook limit (402 when reached).',
-    metadata: idempotent(meta.adminWrite),
+    metadata: idempotent(meta.adminWrite, 'secret'),
     headers: IdempotencyHeaders,
     body: CreateWebhookBody,
     responses: { 201: CreatedWebhook, ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429) },
@@ -280,7 +280,7 @@ export const webhooksContract = c.router({
     summary: 'Rotate the signing secret',
     description:
       'Replaces the signing secret; the old one stops working immediately. The new secret is shown only here.',
-    metadata: idempotent(meta.adminWrite),
+    metadata: idempotent(meta.adminWrite, 'secret'),
     headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: c.noBody(),

@@ -51,7 +51,11 @@ function mapOperation(
   const meta = routeMeta(route);
   const authenticated = meta.access !== 'public';
   operation.tags = [meta.tag];
-  operation.security = authenticated ? [{ ApiKey: [] }, { SessionCookie: [] }] : [];
+  operation.security = !authenticated
+    ? []
+    : meta.sessionOnly
+      ? [{ SessionCookie: [] }]
+      : [{ ApiKey: [] }, { SessionCookie: [] }];
 
   for (const parameter of operation.parameters ?? []) {
     if (!parameter.schema) continue;

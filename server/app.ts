@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
@@ -5,13 +6,14 @@ import type { DestinationStream } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import { contract } from '../contract';
 import { buildOpenApiDocument } from '../openapi/document';
-import type { AppConfig } from './config';
+import { type AppConfig, DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_HEAVY_MAX_CONCURRENT } from './config';
 import type { ServerContext } from './context';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { healthz, readyz } from './http/health';
+import { heavyWork } from './http/heavy-work';
 import { idempotency } from './http/idempotency';
 import { exactJson } from './http/json';
 import { createLogger, observeRequests } from './http/logging';
@@ -107,6 +109,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     warn: deps.warn ?? (logger ? (message) => logger.warn(message) : (message) => console.warn(message)),
     resolveHost: deps.resolveHost ?? resolverOfHosts(config.tools, resolveWithSystem),
   };
+  const heavy = heavyWork(config.heavyMaxConcurrent ?? DEFAULT_HEAVY_MAX_CONCURRENT);
   createExpressEndpoints(contract, buildRouter(context), app, {
     logInitialization: false,
     jsonQuery: false,
@@ -114,10 +117,21 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     // Plain Express middleware (they read req.tsRestRoute, never typed params or bodies): the cast is only
     // their request type; the router itself is checked against the contract.
     globalMiddleware: [
-      authenticate({ ...principalLookup(deps.db), apiWriteAllowed }),
+      authenticate(
+        {
+          ...principalLookup(deps.db, { onDatabaseLookup: metrics.countCredentialLookup }),
+          apiWriteAllowed,
+        },
+        config.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE,
+        () => now().getTime(),
+      ),
       rateLimits(context.limiter, userRateLimit),
+      // Heavy work counts per caller before the body is read (slow uploads too) and takes a process slot once
+      // it is in; both before an idempotent claim, so a 429 for too many at once never becomes a stored answer.
+      heavy.perCaller,
       jsonBody,
-      idempotency(idempotencyKeys(deps.db), now, log),
+      heavy.slot,
+      idempotency(idempotencyKeys(deps.db, config.secretsKey ?? randomBytes(32)), now, log),
     ] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });

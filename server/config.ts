@@ -1,6 +1,7 @@
-import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 
 /** Configuration from the environment; every variable is documented in the README and docs/operations.md. */
 export interface Config {
@@ -43,6 +44,15 @@ export interface Config {
   billing: BillingConfig;
   /** The network tools' resolvers, whois root, trust anchors and traceroute program (TOOLS_*). */
   tools: ToolsConfig;
+  /** Heavy requests (exports, imports, search, listings) a process runs at once (HEAVY_MAX_CONCURRENT). */
+  heavyMaxConcurrent: number;
+  /** Failed authentications one client address may make in a minute before 429 (AUTH_FAILURES_PER_MINUTE). */
+  authFailuresPerMinute: number;
+  /**
+   * The server's key for secrets kept at rest (SECRETS_KEY, 32 bytes as 64 hex digits or base64); unset, see
+   * `serverSecretsKey`.
+   */
+  secretsKey?: Buffer;
 }
 
 /** A DNS resolver the tools query: its address, port (53) and, for the propagation check, where it is. */
@@ -160,15 +170,19 @@ export const DEFAULT_CHECKOUT_COOLDOWN_SECONDS = 600;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** What the HTTP app defaults when its caller leaves it out (see AppConfig). */
+type AppDefaulted = 'logLevel' | 'corsOrigins' | 'heavyMaxConcurrent' | 'authFailuresPerMinute' | 'secretsKey';
+
 /**
  * The part of the configuration the HTTP app needs (listening, storage and shutdown are main.ts's
- * concern); the log level and the CORS origins default to info and none.
+ * concern); the log level, the CORS origins and the fairness bounds default to info, none and the defaults
+ * below.
  */
 export type AppConfig = Omit<
   Config,
-  'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'shutdownTimeoutMs' | 'logLevel' | 'corsOrigins'
+  'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'shutdownTimeoutMs' | AppDefaulted
 > &
-  Partial<Pick<Config, 'logLevel' | 'corsOrigins'>>;
+  Partial<Pick<Config, AppDefaulted>>;
 
 /** Enough connections for commits to wait on the disk together while others run (see docs/performance.md). */
 export const DEFAULT_POOL_SIZE = 10;
@@ -176,6 +190,13 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_TOOLS_MAX_CONCURRENT = 32;
 /** How long a shutdown lets requests in flight finish (SHUTDOWN_TIMEOUT_MS). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/**
+ * Heavy requests a process runs at once: a few per core keep the database busy while the light requests
+ * still find the event loop and free connections (the pool holds 10 by default).
+ */
+export const DEFAULT_HEAVY_MAX_CONCURRENT = 6;
+/** Failed authentications a client address may make per minute: a person mistyping or a stale key, not a scan. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
 
 /** A whole-number variable within [min, max], `fallback` when unset or empty. */
 function wholeNumber(
@@ -240,6 +261,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     shutdownTimeoutMs,
+    heavyMaxConcurrent: wholeNumber(env, 'HEAVY_MAX_CONCURRENT', DEFAULT_HEAVY_MAX_CONCURRENT, [1, 1000]),
+    authFailuresPerMinute: wholeNumber(
+      env,
+      'AUTH_FAILURES_PER_MINUTE',
+      DEFAULT_AUTH_FAILURES_PER_MINUTE,
+      [1, 1_000_000],
+    ),
+    secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY) : undefined,
     tools: {
       dnsResolvers: parseResolvers('TOOLS_DNS_RESOLVERS', env.TOOLS_DNS_RESOLVERS, DEFAULT_DNS_RESOLVERS),
       propagationResolvers: parseResolvers(
@@ -266,6 +295,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkoutCooldownSeconds: cooldown,
     },
   };
+}
+
+/** SECRETS_KEY: 32 bytes, as 64 hex digits or in base64. */
+export function parseSecretsKey(value: string): Buffer {
+  const text = value.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(text) && key.toString('base64') !== text.replace(/=*$/, '=')))
+    throw new Error('SECRETS_KEY must be 32 random bytes as 64 hex digits or in base64 (openssl rand -hex 32)');
+  return key;
+}
+
+/**
+ * The key secrets at rest are sealed with: SECRETS_KEY when set; else, on the embedded database, a key file
+ * beside its data (`secrets.key`, made at the first start, readable by the owner only); else a key of this
+ * process alone, which `ephemeral` says (a secret sealed by another process or before a restart cannot be
+ * opened: the operator should set SECRETS_KEY, the same for every process).
+ */
+export function serverSecretsKey(config: Pick<Config, 'secretsKey' | 'databaseUrl' | 'dataDir'>): {
+  key: Buffer;
+  ephemeral: boolean;
+} {
+  if (config.secretsKey) return { key: config.secretsKey, ephemeral: false };
+  if (config.databaseUrl) return { key: randomBytes(32), ephemeral: true };
+  const file = join(config.dataDir, 'secrets.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return { key: parseSecretsKey(readFileSync(file, 'utf8')), ephemeral: false };
 }
 
 /** TOOLS_EXTRA_CA_FILE's certificates, read once at startup so a missing or broken file stops the start. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
-import { loadConfig } from './config';
+import { loadConfig, serverSecretsKey } from './config';
 import { openConfiguredDatabase } from './db/configured';
 import { createLogger, stdoutDestination } from './http/logging';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
@@ -33,12 +33,22 @@ process.on('unhandledRejection', (error) => {
 });
 
 const database = await openConfiguredDatabase(config);
-const app = createApp(config, {
-  db: database.db,
-  counters: database.kind === 'postgres' ? postgresCounters(database.db) : memoryCounters(),
-  mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, (message) => console.log(message)),
-  logStream,
-});
+const secrets = serverSecretsKey(config);
+if (secrets.ephemeral)
+  logger.warn(
+    'SECRETS_KEY is not set: secrets kept for idempotent replays are sealed with a key of this process only, so a ' +
+      'retry that reaches another process, or this one after a restart, cannot be shown the secret again. Set ' +
+      'SECRETS_KEY (openssl rand -hex 32), the same for every process.',
+  );
+const app = createApp(
+  { ...config, secretsKey: secrets.key },
+  {
+    db: database.db,
+    counters: database.kind === 'postgres' ? postgresCounters(database.db) : memoryCounters(),
+    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, (message) => console.log(message)),
+    logStream,
+  },
+);
 // Entries past their plan's retention are deleted at start and then hourly (the timer is unref'd).
 const stopActivityPurge = startActivityPurge(database.db, undefined, (message, error) =>
   logger.error({ err: error }, message),

@@ -19,7 +19,23 @@ export interface RouteMeta {
   ipRateLimited?: boolean;
   /** A POST that accepts `Idempotency-Key` (common/idempotency.ts). */
   idempotent?: boolean;
+  /**
+   * The field of the success answer that shows a secret once (a new API key, a webhook signing secret): an
+   * idempotent replay shows it again, but it is kept sealed, never at rest in clear.
+   */
+  secretField?: string;
+  /** A person's act: a signed-in session only; an API key gets 403 `session_required`. */
+  sessionOnly?: boolean;
+  /**
+   * Heavy work (exports, imports, search, free-block listings, whole-organisation lists): a caller may have at
+   * most HEAVY_PER_CALLER of these in flight (more: 429 `too_many_concurrent`), and the process runs a
+   * bounded number at once, so one caller cannot slow the others down.
+   */
+  heavy?: boolean;
 }
+
+/** Heavy requests (`RouteMeta.heavy`) one user may have in flight at once. */
+export const HEAVY_PER_CALLER = 2;
 
 export const roleRank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
 
@@ -33,6 +49,9 @@ export function access(tag: string) {
     adminWrite: { tag, access: 'admin', scope: 'write' } satisfies RouteMeta,
   };
 }
+
+/** Route metadata of heavy work (`RouteMeta.heavy`). */
+export const heavy = <const M extends RouteMeta>(meta: M) => ({ ...meta, heavy: true as const });
 
 export function routeMeta(route: { metadata?: unknown }): RouteMeta {
   return route.metadata as RouteMeta;

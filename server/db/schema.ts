@@ -225,11 +225,13 @@ export const webhookOutbox = pgTable('webhook_outbox', {
 /** Idempotency-Key of POSTs (migration 0013): the request's claim, then its answer. */
 export const idempotencyKeys = pgTable('idempotency_keys', {
   orgId: orgId(),
+  userId: uuid('user_id').notNull(),
   key: text('key').notNull(),
   requestHash: text('request_hash').notNull(),
   lockedAt: timestamp('locked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   status: integer('status'),
   response: text('response'),
+  sealedSecret: text('sealed_secret'),
   createdAt: createdAt(),
 });
 

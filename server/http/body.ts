@@ -3,27 +3,26 @@ import express, { type NextFunction, type RequestHandler } from 'express';
 import { badRequest, HttpError } from '../errors';
 
 const MB = 1024 * 1024;
-const regular = express.json({ limit: MB, strict: true });
-const bulk = express.json({ limit: 10 * MB, strict: true });
 declare global {
   namespace Express {
     interface Request {
-      /** The body as received, on the routes whose body is signed (SIGNED_BODIES). */
+      /** The body as received: a signature (Stripe's) and an Idempotency-Key are over the bytes sent. */
       rawBody?: Buffer;
     }
   }
 }
 
-/** Keeps the bytes as well: a signature (Stripe's) is over the body as sent, not as parsed. */
-const signed = express.json({
-  limit: MB,
-  strict: true,
-  verify: (req, _res, buffer) => {
-    (req as express.Request).rawBody = buffer;
-  },
-});
-
-const SIGNED_BODIES = new Set(['/api/v1/billing/stripe-webhook']);
+/** A JSON parser that keeps the bytes as well. */
+const parserOf = (limit: number) =>
+  express.json({
+    limit,
+    strict: true,
+    verify: (req, _res, buffer) => {
+      (req as express.Request).rawBody = buffer;
+    },
+  });
+const regular = parserOf(MB);
+const bulk = parserOf(10 * MB);
 
 function declaresBody(route: AppRoute | undefined): boolean {
   return Boolean(route && route.method !== 'GET' && 'body' in route && !isAppRouteNoBody(route.body));
@@ -47,7 +46,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
     );
   }
   const path = route?.path ?? '';
-  const parser = SIGNED_BODIES.has(path) ? signed : path.startsWith('/api/v1/import/') ? bulk : regular;
+  const parser = path.startsWith('/api/v1/import/') ? bulk : regular;
   parser(req, res, notAnObject(next));
 };
 

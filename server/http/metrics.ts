@@ -20,6 +20,8 @@ export interface MetricsOptions {
 
 export interface Metrics extends RequestObserver {
   registry: Registry;
+  /** Counts a credential lookup that reached the database, and whether it found a caller. */
+  countCredentialLookup(found: boolean): void;
   /** GET /metrics. */
   handler: RequestHandler;
 }
@@ -41,6 +43,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     help: 'Time from receiving a request to the end of its response, by route template',
     labelNames: ['route'] as const,
     buckets: BUCKETS,
+    registers: [registry],
+  });
+  const credentialLookups = new Counter({
+    name: 'credential_lookups_total',
+    help:
+      'API keys and sessions looked up in the database (not answered from the cache), by result: found, or ' +
+      'unknown (a repeated unknown credential is answered from the cache, without a lookup)',
+    labelNames: ['result'] as const,
     registers: [registry],
   });
   const timeoutMs = options.queueDepthTimeoutMs ?? 2000;
@@ -68,6 +78,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   return {
     registry,
+    countCredentialLookup: (found) => credentialLookups.inc({ result: found ? 'found' : 'unknown' }),
     observe(method, route, status, seconds) {
       requests.inc({ method, route, status });
       duration.observe({ route }, seconds);

@@ -1,22 +1,33 @@
 /**
  * Idempotency-Key on POSTs: a retry with the same key and request is answered from the first request
  * without running it again, another request under the key is a 422, a key whose request is still running a
- * 409; keys are per organisation and last 24 hours. The last two tests visit every idempotent route.
+ * 409; keys are per user and last 24 hours, and a secret an answer shows is kept sealed, never in clear.
+ * The last two tests visit every idempotent route.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { routeMeta } from '../../contract';
 import { contractRoutes } from '../../contract/routes';
+import { createApp } from '../../server/app';
 import { rowsOf } from '../../server/db/connection';
+import { memoryCounters } from '../../server/http/rate-limit';
+import { createMailer } from '../../server/mail/mailer';
 import { purgeExpiredKeys, requestHash } from '../../server/modules/idempotency/idempotency.service';
+import { ApiClient } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
+import { testConfig } from '../support/server';
 
 const HOUR = 3600_000;
 let clockOffsetMs = 0;
-const t = useTestServer({ now: () => new Date(Date.now() + clockOffsetMs) });
+// Webhooks here are created but never delivered to (a closed port on loopback).
+const t = useTestServer({
+  now: () => new Date(Date.now() + clockOffsetMs),
+  config: { outboundAllowCidrs: ['127.0.0.1/32'] },
+});
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 const folderCount = async (orgId: string) =>
@@ -78,7 +89,7 @@ describe('Idempotency-Key', () => {
     const org = await t.server.newOrg();
     const key = randomUUID();
     const body = { name: 'slow' };
-    await claim(org.orgId, key, requestHash('POST', '/api/v1/folders', body), new Date());
+    await claim(org, key, requestHash('POST', '/api/v1/folders', JSON.stringify(body)), new Date());
     const response = await org.api.call('createFolder', { body, headers: withKey(key) });
     expect(expectStatus(response, 409).code).toBe('idempotency_in_flight');
     expect(response.headers.get('retry-after')).toBe('1');
@@ -88,7 +99,7 @@ describe('Idempotency-Key', () => {
     const org = await t.server.newOrg();
     const key = randomUUID();
     const body = { name: 'orphan' };
-    await claim(org.orgId, key, requestHash('POST', '/api/v1/folders', body), new Date(Date.now() - 61_000));
+    await claim(org, key, requestHash('POST', '/api/v1/folders', JSON.stringify(body)), new Date(Date.now() - 61_000));
     expectStatus(await org.api.call('createFolder', { body, headers: withKey(key) }), 201);
   });
 
@@ -115,6 +126,22 @@ describe('Idempotency-Key', () => {
     expect(other.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('keeps keys per user: another member’s request with the admin’s key and body is a request of its own', async () => {
+    const org = await t.server.newOrg({ plan: 'teams' });
+    const editor = await org.member('editor');
+    const key = randomUUID();
+    const body = { name: 'deploy', permissions: ['read', 'write'] };
+    const admins = expectStatus(await org.api.call('createApiKey', { body, headers: withKey(key) }), 201);
+    const response = await editor.api.call('createApiKey', { body, headers: withKey(key) });
+    const own = expectStatus(response, 201);
+    expect(response.headers.get('idempotent-replayed')).toBeNull();
+    expect([own.id, own.key]).not.toContain(admins.id);
+    expect(own.key).not.toBe(admins.key);
+    // The editor's session is the same person: it gets the editor's own answer again, never the admin's.
+    const bySession = await editor.web.call('createApiKey', { body, headers: withKey(key) });
+    expect(expectStatus(bySession, 201)).toEqual(own);
+  });
+
   it('forgets a key after 24 hours: the same request then runs again', async () => {
     const org = await t.server.newOrg();
     const key = randomUUID();
@@ -133,8 +160,8 @@ describe('Idempotency-Key', () => {
   it('purges keys past their 24 hours, and only those', async () => {
     const org = await t.server.newOrg();
     const [old, recent] = [randomUUID(), randomUUID()];
-    await claim(org.orgId, old, 'h', new Date(Date.now() - 24 * HOUR - 60_000));
-    await claim(org.orgId, recent, 'h', new Date(Date.now() - 24 * HOUR + 60_000));
+    await claim(org, old, 'h', new Date(Date.now() - 24 * HOUR - 60_000));
+    await claim(org, recent, 'h', new Date(Date.now() - 24 * HOUR + 60_000));
     await purgeExpiredKeys(t.server.database.db, new Date());
     const left = rowsOf<{ key: string }>(
       await t.server.database.db.execute(sql`SELECT key FROM idempotency_keys WHERE org_id = ${org.orgId}`),
@@ -151,6 +178,16 @@ describe('Idempotency-Key', () => {
     );
     expect(long.error).toMatch(/idempotency-key/);
     expectStatus(await org.api.call('createFolder', { body: { name: 'z' }, headers: withKey('a b') }), 400);
+  });
+
+  it('binds a key to a body nested deeper than JSON.stringify can walk, which then gets its 400', async () => {
+    const org = await t.server.newOrg();
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const response = await org.api.call('createSubnet', {
+      rawBody: `{"network":"10.9.0.0/24","custom_fields":${deep}}`,
+      headers: { ...withKey(randomUUID()), 'content-type': 'application/json' },
+    });
+    expect(expectStatus(response, 400).error).toContain('custom_fields');
   });
 
   it('ignores the header where the contract does not take it (a GET)', async () => {
@@ -194,15 +231,80 @@ describe('every idempotent route', () => {
     const { route } = idempotentRoutes.find((r) => r.id === id)!;
     const key = randomUUID();
     const request = requestFor(id, route);
-    await claim(t.org.orgId, key, requestHash('POST', request.path, request.body), new Date());
+    await claim(
+      t.org,
+      key,
+      requestHash('POST', request.path, request.body === undefined ? undefined : JSON.stringify(request.body)),
+      new Date(),
+    );
     const response = await t.org.api.call(id, { params: request.params, body: request.body, headers: withKey(key) });
     expectStatus(response, 409);
   });
 });
 
-/** A claim as a request that is still running leaves it. */
-async function claim(orgId: string, key: string, hash: string, at: Date) {
+/** A claim of the organisation's first user, as a request that is still running leaves it. */
+async function claim(owner: { orgId: string; userId: string }, key: string, hash: string, at: Date) {
   await t.server.database.db.execute(sql`
-    INSERT INTO idempotency_keys (org_id, key, request_hash, locked_at, created_at)
-    VALUES (${orgId}, ${key}, ${hash}, ${at.toISOString()}, ${at.toISOString()})`);
+    INSERT INTO idempotency_keys (org_id, user_id, key, request_hash, locked_at, created_at)
+    VALUES (${owner.orgId}, ${owner.userId}, ${key}, ${hash}, ${at.toISOString()}, ${at.toISOString()})`);
 }
+
+describe('a secret in an idempotent answer', () => {
+  /** Every column of the organisation's stored keys, as text. */
+  const storedRows = async (orgId: string) =>
+    JSON.stringify(
+      rowsOf(await t.server.database.db.execute(sql`SELECT * FROM idempotency_keys WHERE org_id = ${orgId}`)),
+    );
+
+  it('is shown again by a replay of POST /api-keys, and kept only sealed', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const call = () => org.api.call('createApiKey', { body: { name: 'ci' }, headers: withKey(key) });
+    const created = expectStatus(await call(), 201);
+    const replay = await call();
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(expectStatus(replay, 201)).toEqual(created);
+    const stored = await storedRows(org.orgId);
+    expect(stored).toContain(created.id);
+    expect(stored).not.toContain(created.key);
+    expect(stored).not.toContain(created.key.slice(12));
+  });
+
+  it('is shown again by a replay of POST /webhooks and of rotate-secret, and kept only sealed', async () => {
+    const org = await t.server.newOrg();
+    const [createKey, rotateKey] = [randomUUID(), randomUUID()];
+    const create = () =>
+      org.api.call('createWebhook', { body: { url: 'https://127.0.0.1:9/hook' }, headers: withKey(createKey) });
+    const hook = expectStatus(await create(), 201);
+    expect(expectStatus(await create(), 201)).toEqual(hook);
+    const rotate = () => org.api.call('rotateWebhookSecret', { params: { id: hook.id }, headers: withKey(rotateKey) });
+    const rotated = expectStatus(await rotate(), 200);
+    expect(expectStatus(await rotate(), 200)).toEqual(rotated);
+    const stored = await storedRows(org.orgId);
+    for (const secret of [hook.secret, rotated.secret]) expect(stored).not.toContain(secret.slice(6));
+  });
+
+  it('answers 422 idempotency_secret_unavailable naming the key made, where it was sealed under another server key', async () => {
+    const org = await t.server.newOrg();
+    const key = randomUUID();
+    const body = { name: 'lost' };
+    const created = expectStatus(await org.api.call('createApiKey', { body, headers: withKey(key) }), 201);
+    // A second server on the same database with a key of its own (SECRETS_KEY unset, or set differently).
+    const other = createApp(testConfig({ secretsKey: randomBytes(32) }), {
+      db: t.server.database.db,
+      counters: memoryCounters(),
+      mailer: createMailer({ from: 'x@example.test' }, () => {}),
+      log: () => {},
+      warn: () => {},
+    }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => other.once('listening', resolve));
+      const client = new ApiClient(`http://127.0.0.1:${(other.address() as AddressInfo).port}`, { key: org.key });
+      const refused = expectStatus(await client.call('createApiKey', { body, headers: withKey(key) }), 422);
+      expect(refused.code).toBe('idempotency_secret_unavailable');
+      expect(refused.error).toContain(created.id);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});

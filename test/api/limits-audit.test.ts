@@ -373,7 +373,8 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Import body size (MB)',
-    where: 'Endpoints › Import and export ("body up to 10 MB"); Limits › Operation limits; docs/decisions.md › HTTP (413)',
+    where:
+      'Endpoints › Import and export ("body up to 10 MB"); Limits › Operation limits; docs/decisions.md › HTTP (413)',
     figure: 10,
     tests: [
       ref('imports', '%s accepts a body of exactly 10 MB and answers 413 to one byte more', "'importSubnets'"),
@@ -568,7 +569,8 @@ const LIMITS: Limit[] = [
   },
   {
     name: 'Webhook deactivation (consecutive failures)',
-    where: 'Events ("the failure count at which a subscription stops: not shown"); docs/decisions.md › Webhooks: delivery fixes 50',
+    where:
+      'Events ("the failure count at which a subscription stops: not shown"); docs/decisions.md › Webhooks: delivery fixes 50',
     figure: 50,
     server: () => MAX_CONSECUTIVE_FAILURES,
     tests: [

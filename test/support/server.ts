@@ -43,6 +43,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     // Tests choose their client address with X-Forwarded-For (per-IP limits); see clientIp() in client.ts.
     trustProxy: 'loopback',
+    // Many tests send bad credentials from 127.0.0.1 on purpose; test/api/trust.test.ts tests the real limit.
+    authFailuresPerMinute: 1_000_000,
     appUrl: 'http://app.test',
     publicUrl: 'http://127.0.0.1',
     mailFrom: 'IPAM Test <no-reply@example.test>',

@@ -1,14 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_AUTH_FAILURES_PER_MINUTE,
   DEFAULT_DNS_RESOLVERS,
+  DEFAULT_HEAVY_MAX_CONCURRENT,
   DEFAULT_POOL_SIZE,
   DEFAULT_PROPAGATION_RESOLVERS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   loadConfig,
+  serverSecretsKey,
 } from '../../server/config';
 
 describe('configuration from the environment', () => {
@@ -203,5 +206,62 @@ describe('network tools settings', () => {
         /TOOLS_EXTRA_CA_FILE must hold PEM certificates/,
       );
     });
+  });
+});
+
+describe('fairness bounds', () => {
+  it('runs 6 heavy requests at once unless HEAVY_MAX_CONCURRENT says otherwise, from 1 to 1000', () => {
+    expect(loadConfig({}).heavyMaxConcurrent).toBe(DEFAULT_HEAVY_MAX_CONCURRENT);
+    expect(loadConfig({ HEAVY_MAX_CONCURRENT: '1' }).heavyMaxConcurrent).toBe(1);
+    expect(loadConfig({ HEAVY_MAX_CONCURRENT: '1000' }).heavyMaxConcurrent).toBe(1000);
+  });
+
+  it.each(['0', '1001', '1.5'])('refuses HEAVY_MAX_CONCURRENT=%s', (value) => {
+    expect(() => loadConfig({ HEAVY_MAX_CONCURRENT: value })).toThrow(/HEAVY_MAX_CONCURRENT must be a whole number/);
+  });
+
+  it('allows 30 failed authentications a minute unless AUTH_FAILURES_PER_MINUTE says otherwise', () => {
+    expect(loadConfig({}).authFailuresPerMinute).toBe(DEFAULT_AUTH_FAILURES_PER_MINUTE);
+    expect(loadConfig({ AUTH_FAILURES_PER_MINUTE: '1' }).authFailuresPerMinute).toBe(1);
+    expect(loadConfig({ AUTH_FAILURES_PER_MINUTE: '1000000' }).authFailuresPerMinute).toBe(1_000_000);
+  });
+
+  it.each(['0', '1000001', 'x'])('refuses AUTH_FAILURES_PER_MINUTE=%s', (value) => {
+    expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: value })).toThrow(/AUTH_FAILURES_PER_MINUTE must be/);
+  });
+});
+
+describe('SECRETS_KEY', () => {
+  const hex = 'ab'.repeat(32);
+
+  it('takes 32 bytes as 64 hex digits or in base64', () => {
+    expect(loadConfig({ SECRETS_KEY: hex }).secretsKey).toEqual(Buffer.from(hex, 'hex'));
+    const base64 = Buffer.from(hex, 'hex').toString('base64');
+    expect(loadConfig({ SECRETS_KEY: base64 }).secretsKey).toEqual(Buffer.from(hex, 'hex'));
+  });
+
+  it.each(['ab'.repeat(31), 'ab'.repeat(33), 'not a key', Buffer.alloc(31).toString('base64')])(
+    'refuses %s, naming the variable',
+    (value) => {
+      expect(() => loadConfig({ SECRETS_KEY: value })).toThrow(/SECRETS_KEY must be 32 random bytes/);
+    },
+  );
+
+  it('is SECRETS_KEY when set, else the embedded database’s key file, made once, readable by its owner only', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'ipam-secrets-')), 'data');
+    expect(serverSecretsKey({ secretsKey: Buffer.from(hex, 'hex'), dataDir })).toEqual({
+      key: Buffer.from(hex, 'hex'),
+      ephemeral: false,
+    });
+    const first = serverSecretsKey({ dataDir });
+    expect(first.ephemeral).toBe(false);
+    expect(serverSecretsKey({ dataDir }).key).toEqual(first.key);
+    expect(statSync(join(dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('is a key of the process alone on a PostgreSQL server without SECRETS_KEY', () => {
+    const a = serverSecretsKey({ databaseUrl: 'postgres://db/ipam', dataDir: '/nonexistent' });
+    const b = serverSecretsKey({ databaseUrl: 'postgres://db/ipam', dataDir: '/nonexistent' });
+    expect([a.ephemeral, a.key.length, a.key.equals(b.key)]).toEqual([true, 32, false]);
   });
 });

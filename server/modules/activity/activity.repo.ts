@@ -22,14 +22,22 @@ export interface ActivityFilter {
 /** An entry as written: what happened to which object. */
 export type ActivityEntryInsert = Pick<ActivityInsert, 'action' | 'resourceType' | 'resourceId' | 'changes'>;
 
+/**
+ * The author as an entry records them: kept from being deleted until the transaction ends (FOR KEY SHARE), or
+ * null when removed while the change ran, as ON DELETE SET NULL leaves their older entries (the foreign key
+ * would have refused the entry, and the change with it).
+ */
+const AUTHOR = '(SELECT u.id FROM users u WHERE u.id = $2::uuid FOR KEY SHARE)';
+
 const insertOne = prepared(
   'activity_insert',
-  'INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes) VALUES ($1, $2, $3, $4, $5, $6)',
+  `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
+   VALUES ($1, ${AUTHOR}, $3, $4, $5, $6)`,
 );
 const insertList = prepared(
   'activity_insert_list',
   `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
-   SELECT $1, $2, e.action, e.resource_type, e.resource_id, e.changes
+   SELECT $1, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
    FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
      WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
    ORDER BY e.n`,
@@ -41,7 +49,7 @@ export type ExistingIn = 'addresses';
 const insertListOfExisting = prepared(
   'activity_insert_list_of_existing_addresses',
   `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
-   SELECT $1, $2, e.action, e.resource_type, e.resource_id, e.changes
+   SELECT $1, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
    FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
      WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
    WHERE EXISTS (SELECT 1 FROM addresses x WHERE x.id = e.resource_id)
@@ -121,15 +129,29 @@ export async function distinctResourceTypes(db: Db, f: ActivityFilter) {
   return rows.map((r) => r.value);
 }
 
-/** The newest `max` matching entries with their author's email (null when the user is gone). */
-export const exportRows = (db: Db, f: ActivityFilter, max: number) =>
+/** Where an export page ends: the last entry's time as PostgreSQL's text (microseconds kept) and its id. */
+export interface ExportCursor {
+  at: string;
+  id: number;
+}
+
+/**
+ * A page of the matching entries, newest first, with their author's email (null when the user is gone),
+ * after `cursor`: the export reads the log page by page as the client takes the file.
+ */
+export const exportPage = (db: Db, f: ActivityFilter, cursor: ExportCursor | null, limit: number) =>
   db
-    .select({ entry: activity, userEmail: users.email })
+    .select({ entry: activity, userEmail: users.email, at: sql<string>`${activity.createdAt}::text` })
     .from(activity)
     .leftJoin(users, eq(users.id, activity.userId))
-    .where(matching(f))
+    .where(
+      and(
+        matching(f),
+        cursor ? sql`(${activity.createdAt}, ${activity.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined,
+      ),
+    )
     .orderBy(...newestFirst)
-    .limit(max);
+    .limit(limit);
 
 /**
  * Deletes every entry older than its organisation's retention at `now`: the override

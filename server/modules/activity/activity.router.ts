@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { csvDownload } from '../shared/csv';
 import * as service from './activity.service';
 
 const s = initServer();
@@ -16,9 +17,6 @@ export const activityRouter = (context: ServerContext) =>
       status: 200,
       body: await service.listActivityFilters(context.db, principalOf(req), context.now()),
     }),
-    exportActivity: async ({ req, res, query }) => {
-      const csv = await service.exportActivity(context.db, principalOf(req), context.now(), query);
-      res.setHeader('Content-Disposition', 'attachment; filename="activity.csv"');
-      return { status: 200, body: csv };
-    },
+    exportActivity: async ({ req, res, query }) =>
+      csvDownload(res, service.exportActivity(context.db, principalOf(req), context.now(), query), 'activity.csv'),
   });

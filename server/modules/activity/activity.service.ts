@@ -16,7 +16,7 @@ import { pipeline, type Step } from '../../db/pipeline';
 import { badRequest } from '../../errors';
 import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
-import { csvField } from '../shared/csv';
+import { csvStream } from '../shared/csv';
 import { runPeriodically } from '../shared/periodic';
 import { eventSteps } from '../webhooks/events/outbox';
 import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
@@ -208,24 +208,32 @@ export const CSV_COLUMNS = [
   'changes',
 ] as const;
 
-/** The newest matching entries (at most ACTIVITY_EXPORT_MAX_ROWS) as CSV with a header row. */
-export async function exportActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>) {
-  const rows = await repo.exportRows(db, filterOf(caller, now, query), ACTIVITY_EXPORT_MAX_ROWS);
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const { entry, userEmail } of rows) {
-    const fields = [
-      String(entry.id),
+/** Entries read per query of an export. */
+const EXPORT_PAGE = 1000;
+
+/**
+ * The newest matching entries (at most ACTIVITY_EXPORT_MAX_ROWS) as CSV with a header row, streamed in
+ * pages through the one CSV writer of every export (formulas neutralised, CRLF line ends).
+ */
+export function exportActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>) {
+  const filter = filterOf(caller, now, query);
+  type Row = Awaited<ReturnType<typeof repo.exportPage>>[number];
+  return csvStream<Row>({
+    header: CSV_COLUMNS,
+    pageSize: EXPORT_PAGE,
+    max: ACTIVITY_EXPORT_MAX_ROWS,
+    page: (last, limit) => repo.exportPage(db, filter, last && { at: last.at, id: last.entry.id }, limit),
+    row: ({ entry, userEmail }) => [
+      entry.id,
       entry.createdAt.toISOString(),
-      entry.userId ?? '',
-      userEmail ?? '',
+      entry.userId,
+      userEmail,
       entry.action,
       entry.resourceType,
-      entry.resourceId ?? '',
+      entry.resourceId,
       JSON.stringify(entry.changes),
-    ];
-    lines.push(fields.map(csvField).join(','));
-  }
-  return `${lines.join('\n')}\n`;
+    ],
+  });
 }
 
 /** Deletes every entry past its organisation's retention at `now`; answers how many. */

@@ -2,12 +2,11 @@
  * CSV export of subnets and addresses, streamed: pages of the rows are read one after another as the
  * client takes the file, so memory stays flat however many rows there are.
  */
-import { Readable } from 'node:stream';
 import type { Db } from '../../db/connection';
 import { notFound } from '../../errors';
 import type { Principal } from '../../principal';
 import * as folders from '../folders/folders.service';
-import { csvLine } from '../shared/csv';
+import { csvStream } from '../shared/csv';
 import { orNotFound } from '../shared/results';
 import { addressHomeOf } from '../subnets/spaces';
 import * as repo from './exports.repo';
@@ -40,59 +39,40 @@ const ADDRESS_COLUMNS = [
   'vrf',
 ];
 
-/** The file's lines: the header, then the rows of each page until a page is short. */
-async function* lines<Row>(
-  header: string[],
-  page: (last: Row | null) => Promise<Row[]>,
-  line: (row: Row) => string,
-): AsyncGenerator<string> {
-  yield csvLine(header);
-  let last: Row | null = null;
-  for (;;) {
-    const rows = await page(last);
-    if (rows.length > 0) yield rows.map(line).join('');
-    if (rows.length < repo.PAGE) return;
-    last = rows[rows.length - 1];
-  }
-}
-
 /** The organisation's subnets (of one folder: 404 when it has none such) as CSV. */
 export async function exportSubnets(db: Db, caller: Principal, folderId?: string) {
   if (folderId && !(await folders.exists(db, caller.orgId, folderId))) throw notFound('Folder');
-  return Readable.from(
-    lines<repo.SubnetExportRow>(
-      SUBNET_COLUMNS,
-      (last) => repo.subnetPage(db, caller.orgId, folderId, last),
-      (s) =>
-        csvLine([
-          s.network,
-          s.name,
-          s.description,
-          s.folder,
-          s.vlan,
-          s.vrf,
-          s.location,
-          s.gateway,
-          s.dnsPrimary,
-          s.dnsSecondary,
-          s.isPool,
-          s.scanEnabled,
-          s.tracked,
-        ]),
-    ),
-  );
+  return csvStream<repo.SubnetExportRow>({
+    header: SUBNET_COLUMNS,
+    pageSize: repo.PAGE,
+    page: (last) => repo.subnetPage(db, caller.orgId, folderId, last),
+    row: (s) => [
+      s.network,
+      s.name,
+      s.description,
+      s.folder,
+      s.vlan,
+      s.vrf,
+      s.location,
+      s.gateway,
+      s.dnsPrimary,
+      s.dnsSecondary,
+      s.isPool,
+      s.scanEnabled,
+      s.tracked,
+    ],
+  });
 }
 
 /** The organisation's addresses (of one subnet: 404 when it has none such) as CSV. */
 export async function exportAddresses(db: Db, caller: Principal, subnetId?: string) {
   if (subnetId) orNotFound(await addressHomeOf(db, caller.orgId, subnetId), 'Subnet');
-  return Readable.from(
-    lines<repo.AddressExportRow>(
-      ADDRESS_COLUMNS,
-      (last) => repo.addressPage(db, caller.orgId, subnetId, last),
-      (a) => csvLine([a.ip, a.subnet, a.hostname, a.macAddress, a.description, a.status, a.owner, a.ptrRecord, a.vrf]),
-    ),
-  );
+  return csvStream<repo.AddressExportRow>({
+    header: ADDRESS_COLUMNS,
+    pageSize: repo.PAGE,
+    page: (last) => repo.addressPage(db, caller.orgId, subnetId, last),
+    row: (a) => [a.ip, a.subnet, a.hostname, a.macAddress, a.description, a.status, a.owner, a.ptrRecord, a.vrf],
+  });
 }
 
 /** The name a download is saved under: what it holds and the day. */

@@ -9,8 +9,17 @@ export interface KeyState {
   claimed: boolean;
   requestHash: string;
   status: number | null;
-  /** The answer's body as JSON text. */
+  /** The answer's body as JSON text, without the secret it showed. */
   response: string | null;
+  /** The secret the answer showed, sealed (sealing.ts). */
+  sealedSecret: string | null;
+}
+
+/** Whose a key is, and the key. */
+export interface KeyId {
+  orgId: string;
+  userId: string;
+  key: string;
 }
 
 // A lost claim or answer only lets a retry run again (see the service), so these commits need not wait
@@ -25,48 +34,60 @@ const asyncCommit = prepared('idempotency_async_commit', 'SET LOCAL synchronous_
 const claimOrRead = prepared<KeyState>(
   'idempotency_claim',
   `WITH claimed AS (
-     INSERT INTO idempotency_keys AS k (org_id, key, request_hash, locked_at, created_at)
-     VALUES ($1, $2, $3, $4, $4)
-     ON CONFLICT (org_id, key) DO UPDATE
+     INSERT INTO idempotency_keys AS k (org_id, user_id, key, request_hash, locked_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $5)
+     ON CONFLICT (org_id, user_id, key) DO UPDATE
        SET request_hash = excluded.request_hash, locked_at = excluded.locked_at, created_at = excluded.created_at,
-         status = NULL, response = NULL
-       WHERE k.created_at < $6 OR (k.status IS NULL AND k.locked_at < $5 AND k.request_hash = excluded.request_hash)
-     RETURNING true AS claimed, request_hash AS "requestHash", status, response)
+         status = NULL, response = NULL, sealed_secret = NULL
+       WHERE k.created_at < $7 OR (k.status IS NULL AND k.locked_at < $6 AND k.request_hash = excluded.request_hash)
+     RETURNING true AS claimed, request_hash AS "requestHash", status, response, sealed_secret AS "sealedSecret")
    SELECT * FROM claimed
    UNION ALL
-   SELECT false, request_hash, status, response FROM idempotency_keys
-   WHERE org_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+   SELECT false, request_hash, status, response, sealed_secret FROM idempotency_keys
+   WHERE org_id = $1 AND user_id = $2 AND key = $3 AND NOT EXISTS (SELECT 1 FROM claimed)`,
 );
 
 export async function claim(
   db: Db,
-  key: { orgId: string; key: string; requestHash: string },
+  id: KeyId,
+  requestHash: string,
   at: { now: Date; abandonedBefore: Date; expiredBefore: Date },
 ): Promise<KeyState> {
   const [, [state]] = await pipeline(db, [
     asyncCommit.step(),
-    claimOrRead.step(key.orgId, key.key, key.requestHash, at.now, at.abandonedBefore, at.expiredBefore),
+    claimOrRead.step(id.orgId, id.userId, id.key, requestHash, at.now, at.abandonedBefore, at.expiredBefore),
   ]);
   return state;
 }
 
 const complete = prepared(
   'idempotency_complete',
-  'UPDATE idempotency_keys SET status = $3, response = $4 WHERE org_id = $1 AND key = $2 AND status IS NULL',
+  `UPDATE idempotency_keys SET status = $4, response = $5, sealed_secret = $6
+   WHERE org_id = $1 AND user_id = $2 AND key = $3 AND status IS NULL`,
 );
 const release = prepared(
   'idempotency_release',
-  'DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND status IS NULL',
+  'DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2 AND key = $3 AND status IS NULL',
 );
 
-/** Stores the answer (JSON text, kept as sent: exact past 2^53) of the request that holds the claim. */
-export async function saveAnswer(db: Db, orgId: string, key: string, status: number, json: string) {
-  await pipeline(db, [asyncCommit.step(), complete.step(orgId, key, status, json)]);
+/**
+ * Stores the answer (JSON text as sent, exact past 2^53, without its secret) of the request that holds the
+ * claim, and the secret sealed.
+ */
+export async function saveAnswer(
+  db: Db,
+  id: KeyId,
+  answer: { status: number; json: string; sealedSecret: string | null },
+) {
+  await pipeline(db, [
+    asyncCommit.step(),
+    complete.step(id.orgId, id.userId, id.key, answer.status, answer.json, answer.sealedSecret),
+  ]);
 }
 
 /** Drops an unfinished claim, so a retry runs the request again. */
-export async function dropClaim(db: Db, orgId: string, key: string) {
-  await pipeline(db, [asyncCommit.step(), release.step(orgId, key)]);
+export async function dropClaim(db: Db, id: KeyId) {
+  await pipeline(db, [asyncCommit.step(), release.step(id.orgId, id.userId, id.key)]);
 }
 
 export async function purgeCreatedBefore(db: Db, before: Date): Promise<number> {

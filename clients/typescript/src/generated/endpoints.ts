@@ -465,7 +465,7 @@ export const getDeleteAccountUrl = () => {
 };
 
 /**
- * Permanently deletes the caller’s account and clears the session; their sessions and API keys stop working. The organisation is deleted with its last member. 400 (`last_admin`) for the last admin while other members remain.
+ * Permanently deletes the caller’s account and clears the session; their sessions and API keys stop working. A person’s act: only with a signed-in session (the `service_session` cookie); an API key gets 403 (`session_required`), so a leaked automation key cannot delete an account or its organisation. When the caller is the organisation’s last member, the organisation is deleted with them, with all its data (folders, subnets, addresses, VLANs, VRFs, locations, webhooks, API keys, activity), irreversibly. Otherwise the organisation and its data stay with the other members; 400 (`last_admin`) for the last admin while other members remain.
  * @summary Delete my account
  */
 export const deleteAccount = async (options?: Parameters<typeof ipamFetch>[1]): Promise<deleteAccountResponse> => {

@@ -110,7 +110,7 @@ export const EndSessionResponse = zod
   .describe('Confirmation message');
 
 /**
- * Permanently deletes the caller’s account and clears the session; their sessions and API keys stop working. The organisation is deleted with its last member. 400 (`last_admin`) for the last admin while other members remain.
+ * Permanently deletes the caller’s account and clears the session; their sessions and API keys stop working. A person’s act: only with a signed-in session (the `service_session` cookie); an API key gets 403 (`session_required`), so a leaked automation key cannot delete an account or its organisation. When the caller is the organisation’s last member, the organisation is deleted with them, with all its data (folders, subnets, addresses, VLANs, VRFs, locations, webhooks, API keys, activity), irreversibly. Otherwise the organisation and its data stay with the other members; 400 (`last_admin`) for the last admin while other members remain.
  * @summary Delete my account
  */
 export const DeleteAccountResponse = zod
@@ -164,7 +164,7 @@ export const CreateFolderHeader = zod.object({
     .regex(createFolderHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -380,7 +380,7 @@ export const CreateSubnetHeader = zod.object({
     .regex(createSubnetHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -878,7 +878,7 @@ export const SplitSubnetHeader = zod.object({
     .regex(splitSubnetHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1044,7 +1044,7 @@ export const AllocateAddressHeader = zod.object({
     .regex(allocateAddressHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1148,7 +1148,7 @@ export const AllocateSubnetHeader = zod.object({
     .regex(allocateSubnetHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1361,7 +1361,7 @@ export const CreateAddressHeader = zod.object({
     .regex(createAddressHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1459,7 +1459,7 @@ export const BatchCreateAddressesHeader = zod.object({
     .regex(batchCreateAddressesHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1506,7 +1506,7 @@ export const BatchUpdateAddressesHeader = zod.object({
     .regex(batchUpdateAddressesHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1550,7 +1550,7 @@ export const BatchDeleteAddressesHeader = zod.object({
     .regex(batchDeleteAddressesHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1740,7 +1740,7 @@ export const CreateVlanHeader = zod.object({
     .regex(createVlanHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -1913,7 +1913,7 @@ export const CreateVrfHeader = zod.object({
     .regex(createVrfHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2041,7 +2041,7 @@ export const CreateLocationHeader = zod.object({
     .regex(createLocationHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2203,7 +2203,7 @@ export const CreateWebhookHeader = zod.object({
     .regex(createWebhookHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2585,7 +2585,7 @@ export const TestWebhookHeader = zod.object({
     .regex(testWebhookHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2626,7 +2626,7 @@ export const RotateWebhookSecretHeader = zod.object({
     .regex(rotateWebhookSecretHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2687,7 +2687,7 @@ export const CreateApiKeyHeader = zod.object({
     .regex(createApiKeyHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2829,7 +2829,7 @@ export const CreateTeamInvitationHeader = zod.object({
     .regex(createTeamInvitationHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -2997,7 +2997,7 @@ export const CreateCheckoutSessionHeader = zod.object({
     .regex(createCheckoutSessionHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -3035,7 +3035,7 @@ export const CreatePortalSessionHeader = zod.object({
     .regex(createPortalSessionHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -3122,7 +3122,7 @@ export const ImportSubnetsHeader = zod.object({
     .regex(importSubnetsHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
@@ -3268,7 +3268,7 @@ export const ImportAddressesHeader = zod.object({
     .regex(importAddressesHeaderIdempotencyKeyRegExp)
     .optional()
     .describe(
-      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per organisation.',
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
     ),
 });
 
