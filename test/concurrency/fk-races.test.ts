@@ -21,7 +21,11 @@ const TRIALS = Number(process.env.RACE_TRIALS ?? (onPostgres ? 20 : 6));
 const WAVE = onPostgres ? 2 : 1;
 
 // Limited addresses (the organisation lock of the guarded inserts) and no rate limit for the bursts.
-const t = useTestServer({}, { plan: 'enterprise', limits: { addresses: 1_000_000, rate_limit: null } });
+// Webhooks to loopback (no worker runs in the test server: the events stay in the outbox).
+const t = useTestServer(
+  { config: { outboundAllowCidrs: ['127.0.0.1/32'] } },
+  { plan: 'enterprise', limits: { addresses: 1_000_000, rate_limit: null } },
+);
 
 /** A fresh /24 for each trial. */
 let counter = 0;
@@ -284,6 +288,67 @@ describe('subnet and VLAN writes racing the delete of what they refer to', () =>
       );
       if (oneOf(patched, [200, 400]) === 400) expect(patched.text).toContain('location_id');
       await deleteOf('vlan', api, vlan.id);
+    });
+  });
+});
+
+describe('writes racing the delete of their webhook or of their author', () => {
+  it('a change with a webhook event answers 201 against the delete of the webhook', async () => {
+    await repeat(async (api) => {
+      const hook = expectStatus(await api.call('createWebhook', { body: { url: 'http://127.0.0.1:9/hook' } }), 201);
+      const [created] = await together(
+        () => api.call('createFolder', { body: { name: nextName('hooked') } }),
+        async () => oneOf(await api.call('deleteWebhook', { params: { id: hook.id } }), [204]),
+      );
+      oneOf(created, [201]);
+    });
+  });
+
+  /**
+   * A new member with this role (by user id, with a client on their API key), and their removal by the owner,
+   * in an organisation of their own (invitations are limited per organisation and hour).
+   */
+  async function member(role: 'admin' | 'editor') {
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { rate_limit: null } });
+    const { api } = await org.member(role);
+    const id = expectStatus(await api.call('getCurrentUser'), 200).user.id;
+    const remove = async () => oneOf(await org.web.call('removeTeamMember', { params: { user_id: id } }), [200]);
+    return { api, remove };
+  }
+
+  it('a write by a member answers 201, or 401 once the member is removed, against their removal', async () => {
+    await repeat(async () => {
+      const author = await member('editor');
+      const [created] = await together(
+        () => author.api.call('createFolder', { body: { name: nextName('authored') } }),
+        author.remove,
+      );
+      oneOf(created, [201, 401]);
+    });
+  });
+
+  it('an API key created by a member answers 201 or 401 against their removal', async () => {
+    await repeat(async () => {
+      const author = await member('editor');
+      const [created] = await together(
+        () => author.api.call('createApiKey', { body: { name: 'racing' } }),
+        author.remove,
+      );
+      oneOf(created, [201, 401]);
+    });
+  });
+
+  it('an invitation sent by an admin answers 201 or 401 against their removal', async () => {
+    await repeat(async () => {
+      const author = await member('admin');
+      const [created] = await together(
+        () =>
+          author.api.call('createTeamInvitation', {
+            body: { email: `${nextName('invitee')}@example.test`, role: 'viewer' },
+          }),
+        author.remove,
+      );
+      oneOf(created, [201, 401]);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Role as RoleEnum } from '../../../contract/common/enums';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../errors';
+import { badRequest, unauthenticated } from '../../errors';
 import { LIMIT_NAMES, type LimitName, PLANS, type Plan } from '../plans/limits';
 import * as repo from './identity.repo';
 
@@ -63,6 +63,7 @@ export async function createApiKey(
     keyPrefix: key.slice(0, API_KEY_PREFIX_LENGTH),
     permissions: [...new Set(permissions)],
   });
+  if (!row) throw unauthenticated('The user was removed from the organisation while the request ran');
   return { id: row.id, key };
 }
 

@@ -34,7 +34,15 @@ export const insert = async (
     expiresAt: Date;
     createdAt: Date;
   },
-) => (await db.insert(invitations).values(values).returning())[0];
+) =>
+  (
+    await db
+      .insert(invitations)
+      // The inviter kept from being deleted until the transaction ends, or null when removed meanwhile (as
+      // ON DELETE SET NULL leaves older invitations), where the foreign key would refuse the row.
+      .values({ ...values, invitedBy: sql`(SELECT u.id FROM users u WHERE u.id = ${values.invitedBy} FOR KEY SHARE)` })
+      .returning()
+  )[0];
 
 /** Deletes an invitation not yet accepted (expired ones too); answers its id when one was deleted. */
 export const removeUnaccepted = async (db: Db, orgId: string, id: string) =>

@@ -112,6 +112,8 @@ async function subscriptionsOf(tx: Db, orgId: string): Promise<Subscription[]> {
 /**
  * Events and their deliveries in one statement. A delivery is written only to a subscription still active
  * in the database: the cached list may lag behind a subscription paused or deleted through another process.
+ * The subscription is locked against deletion (FOR KEY SHARE) as it is read: a delete under way is waited
+ * for and then leaves no row to write, where the foreign key would have refused the delivery (a 500).
  */
 const insertEvents = prepared(
   'webhook_events_insert',
@@ -120,7 +122,8 @@ const insertEvents = prepared(
      SELECT id, $1, type, payload FROM jsonb_to_recordset($2::jsonb) AS e(id uuid, type text, payload jsonb))
    INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
    SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
-   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
+   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active
+   FOR KEY SHARE OF w`,
 );
 
 /** The same, for only the events whose address the steps before it created (see activity's `existingIn`). */
@@ -134,7 +137,8 @@ const insertEventsOfExisting = prepared(
    INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
    SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
    JOIN events ON events.id = d.event_id
-   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active`,
+   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active
+   FOR KEY SHARE OF w`,
 );
 
 /**
