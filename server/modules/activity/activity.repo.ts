@@ -129,15 +129,29 @@ export async function distinctResourceTypes(db: Db, f: ActivityFilter) {
   return rows.map((r) => r.value);
 }
 
-/** The newest `max` matching entries with their author's email (null when the user is gone). */
-export const exportRows = (db: Db, f: ActivityFilter, max: number) =>
+/** Where an export page ends: the last entry's time as PostgreSQL's text (microseconds kept) and its id. */
+export interface ExportCursor {
+  at: string;
+  id: number;
+}
+
+/**
+ * A page of the matching entries, newest first, with their author's email (null when the user is gone),
+ * after `cursor`: the export reads the log page by page as the client takes the file.
+ */
+export const exportPage = (db: Db, f: ActivityFilter, cursor: ExportCursor | null, limit: number) =>
   db
-    .select({ entry: activity, userEmail: users.email })
+    .select({ entry: activity, userEmail: users.email, at: sql<string>`${activity.createdAt}::text` })
     .from(activity)
     .leftJoin(users, eq(users.id, activity.userId))
-    .where(matching(f))
+    .where(
+      and(
+        matching(f),
+        cursor ? sql`(${activity.createdAt}, ${activity.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined,
+      ),
+    )
     .orderBy(...newestFirst)
-    .limit(max);
+    .limit(limit);
 
 /**
  * Deletes every entry older than its organisation's retention at `now`: the override
