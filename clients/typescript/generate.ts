@@ -1,6 +1,7 @@
 /**
  * `npm run sdk`: generates the typed fetch client of @ipam/sdk (and its zod schemas) from
- * openapi/openapi.json with orval, into clients/typescript/src/generated/.
+ * openapi/openapi.json with orval, into clients/typescript/src/generated/. orval is installed apart from the
+ * project (`npm run sdk:install`, clients/typescript/generator/): orval 8 declares Node >= 22, the project 20.
  *
  *   npm run sdk                     writes clients/typescript/src/generated/
  *   npm run sdk -- --out <dir>      writes <dir> instead (or SDK_OUT_DIR=<dir>); the staleness test uses it
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Options } from 'orval';
+import type { Options } from './generator/orval.mjs';
 
 const sdkDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(sdkDir, '../..');
@@ -144,7 +145,10 @@ export async function generateSdk(options: GenerateOptions = {}): Promise<{ outD
   const outDir = resolve(options.outDir ?? DEFAULT_OUT_DIR);
   assertReplaceable(outDir);
   ensureMapGroupBy();
-  const { generate } = await import('orval');
+  const { generate } = await import('./generator/orval.mjs').catch((error) => {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('orval is not installed: run `npm run sdk:install` (npm ci --prefix clients/typescript/generator)');
+  });
 
   const stage = mkdtempSync(join(tmpdir(), 'ipam-sdk-'));
   try {
