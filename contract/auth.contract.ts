@@ -111,7 +111,41 @@ export const GoogleCallbackQuery = z
   })
   .strip();
 
+export const SignInMethods = extendApi(
+  z
+    .object({
+      magic_link: z
+        .object({
+          delivery: z
+            .enum(['email', 'server_log'])
+            .describe(
+              '`email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the ' +
+                'whole message) is written to the server’s log, for a first run on a laptop',
+            ),
+        })
+        .strict(),
+      google: z.boolean().describe('Whether Google sign-in is configured (GET /auth/oauth/google starts it)'),
+    })
+    .strict(),
+  {
+    title: 'SignInMethods',
+    description: 'How a person may sign in on this server',
+    example: { magic_link: { delivery: 'email' }, google: true },
+  },
+);
+
 export const authContract = c.router({
+  getSignInMethods: {
+    method: 'GET',
+    path: '/auth/methods',
+    summary: 'How to sign in here',
+    description:
+      'The sign-in methods this server offers, for a sign-in page: where a magic link goes (mailed, or written to ' +
+      'the server log when no mail server is configured) and whether Google sign-in is configured. Public, and ' +
+      'not counted against the sign-in routes’ per-IP limit.',
+    metadata: { tag: 'Auth', access: 'public' } satisfies RouteMeta,
+    responses: { 200: SignInMethods },
+  },
   sendMagicLink: {
     method: 'POST',
     path: '/auth/send-link',
@@ -196,7 +230,7 @@ export const authContract = c.router({
     summary: 'Accept a team invitation',
     description:
       'Browser flow from the invitation email. Signs the invited address in if needed, moves the user into the inviting ' +
-      'organisation with the invited role and redirects (307) to the app. An invalid or expired token, or an ' +
+      'organisation with the invited role and redirects (307) to the app (`APP_URL/?invitation=accepted`). An invalid or expired token, or an ' +
       'acceptance that must be refused (the previous organisation holds data or other members), redirects (307) to ' +
       'the login page with an error. 400 only when the token parameter is missing.',
     metadata: meta.public,

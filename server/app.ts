@@ -11,6 +11,7 @@ import type { ServerContext } from './context';
 import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
+import { consoleRoutes } from './http/console';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { healthz, readyz } from './http/health';
 import { heavyWork } from './http/heavy-work';
@@ -49,6 +50,8 @@ export interface AppDeps {
   /** Operational warnings (a database outage's 503s …); default: the JSON log, else the console. */
   warn?: (message: string) => void;
   resolveHost?: (host: string) => Promise<string[]>;
+  /** Where the built web console is (default: clients/web/dist); not built there, the server serves none. */
+  consoleDir?: string;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
@@ -97,7 +100,12 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
     swaggerUi.serve,
     swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' } }),
   );
-  app.get('/', (_req, res) => res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json' }));
+  const web = consoleRoutes(deps.consoleDir);
+  // Without a built console, `/` says where things are (and how to build the console).
+  if (!web)
+    app.get('/', (_req, res) =>
+      res.json({ name: document.info.title, docs: '/docs', openapi: '/openapi.json', console: 'npm run build:web' }),
+    );
 
   const now = deps.now ?? (() => new Date());
   const context: ServerContext = {
@@ -137,6 +145,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
   });
 
   app.use(methodNotAllowed);
+  if (web) app.use(web);
   app.use(notFoundHandler);
   app.use(errorHandler(log, warnError));
   return app;

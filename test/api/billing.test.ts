@@ -366,9 +366,19 @@ describe('402 plan_limit messages', () => {
     return expectStatus(await org.web.call('createFolder', { body: { name: 'one more' } }), 402).error;
   };
 
-  it('tells a plan’s organisation to upgrade the plan', async () => {
+  it('tells a plan’s organisation which plan lifts the limit', async () => {
     expect(await refusal(await freeOrg(), 5)).toBe(
-      'Plan limit reached: 5 folders (you have 5). Upgrade the plan to add more.',
+      'Plan limit reached: 5 folders (you have 5). Upgrade to the pro plan (unlimited folders) to add more.',
+    );
+  });
+
+  it('names the first plan that holds what is asked for, past the next one', async () => {
+    const org = await t.server.newOrg({ plan: 'pro' });
+    await org.member('viewer'); // pro: 2 users, the admin and this member; teams holds 10
+    const invite = () =>
+      org.web.call('createTeamInvitation', { body: { email: `x-${Math.random()}@example.test`, role: 'viewer' } });
+    expect(expectStatus(await invite(), 402).error).toBe(
+      'Plan limit reached: 2 users (you have 2). Upgrade to the teams plan (10 users) to add more.',
     );
   });
 

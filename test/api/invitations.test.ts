@@ -217,7 +217,7 @@ describe('accepting (GET /auth/accept-invite)', () => {
     const email = newEmail();
     await invited(org.api, email, 'editor');
     const { location, cookie, session } = await accepted(tokenFor(email));
-    expect(location).toBe('http://app.test');
+    expect(location).toBe('http://app.test/?invitation=accepted');
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\//);
@@ -322,7 +322,7 @@ describe('accepting (GET /auth/accept-invite)', () => {
     const lone: TestOrg = await t.server.newOrg();
     await invited(org.api, lone.email, 'viewer');
     const { location, session } = await accepted(tokenFor(lone.email));
-    expect(location).toBe('http://app.test');
+    expect(location).toBe('http://app.test/?invitation=accepted');
     const web = new ApiClient(t.server.url, { session: session! });
     const members = expectStatus(await web.call('listTeamMembers'), 200);
     expect(members.find((m) => m.user_id === lone.userId)?.role).toBe('viewer');

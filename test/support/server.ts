@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app';
 import type { AppConfig } from '../../server/config';
@@ -75,6 +76,11 @@ export interface TestServerOptions {
   now?: () => Date;
   /** A controllable resolver (tests never resolve real names). */
   resolveHost?: (host: string) => Promise<string[]>;
+  /**
+   * The server's own URL as its public URL and APP_URL (the console's browser tests: sign-in links and
+   * redirects lead back to this server).
+   */
+  selfUrls?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -83,7 +89,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url ? { databaseUrl: url, maxConnections: 5 } : { dataDir: options.dataDir ?? null },
   );
   const errors: unknown[] = [];
-  const config = testConfig(options.config);
+  // Listening first, so the configuration may name the server's own address.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const self = options.selfUrls ? { publicUrl: baseUrl, appUrl: baseUrl } : {};
+  const config = testConfig({ ...self, ...options.config });
   const app = createApp(config, {
     db: database.db,
     counters: url ? postgresCounters(database.db) : memoryCounters(),
@@ -93,9 +104,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: (m, e) => errors.push([m, e]),
     warn: () => {},
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on('request', app);
   const db = database.db;
 
   async function credentialsFor(user: { id: string; orgId: string }) {

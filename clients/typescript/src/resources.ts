@@ -76,6 +76,7 @@ export const RESOURCES = {
   },
   activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
   auth: {
+    methods: 'getSignInMethods',
     me: 'getCurrentUser',
     logout: 'endSession',
     deleteAccount: 'deleteAccount',

@@ -35,6 +35,11 @@ export function authRouter(context: ServerContext) {
   const loginError = (code: string) => `${config.appUrl}/login?error=${code}`;
 
   return {
+    getSignInMethods: s.route(routes.getSignInMethods, async () => ({
+      status: 200,
+      body: { magic_link: { delivery: config.smtpUrl ? 'email' : 'server_log' }, google: google.configured() },
+    })),
+
     sendMagicLink: s.route(routes.sendMagicLink, async ({ body }) => {
       await sendMagicLink(context, body.email);
       return { status: 200, body: { message: SENT_MESSAGE } };

@@ -130,5 +130,5 @@ export function googleSignIn(context: ServerContext) {
     return { ok: true, sessionToken: await signIn(db, person, cookies, now) };
   }
 
-  return { start, complete };
+  return { configured, start, complete };
 }

@@ -109,8 +109,17 @@ export function assertWithinLimit(org: LimitedOrganization, name: LimitName, cur
     `Plan limit reached: ${limit} ${limitLabels[name]} (you have ${current}). ` +
       (custom
         ? "This is the organisation's custom limit: contact support to raise it."
-        : 'Upgrade the plan to add more.'),
+        : upgradeAdvice(org.plan, name, current + adding)),
   );
+}
+
+/** The first plan above `plan` that holds `needed` of `name`, as advice to upgrade to it. */
+function upgradeAdvice(plan: Plan, name: LimitName, needed: number): string {
+  const higher = PLANS.slice(PLANS.indexOf(plan) + 1);
+  const lifting = higher.find((p) => PLAN_LIMITS[p][name] === null || (PLAN_LIMITS[p][name] ?? 0) >= needed);
+  if (!lifting || lifting === 'enterprise') return 'Upgrade the plan to add more (enterprise: contact sales).';
+  const figure = PLAN_LIMITS[lifting][name];
+  return `Upgrade to the ${lifting} plan (${figure === null ? 'unlimited' : figure} ${limitLabels[name]}) to add more.`;
 }
 
 /** The per-minute request limit of a caller: the plan's, or the organisation's override; null is unlimited. */

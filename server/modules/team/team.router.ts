@@ -51,5 +51,6 @@ export const acceptInvitation =
     const outcome = await invitations.acceptInvitation(context, query.token, previous);
     if (!outcome.ok) return redirect(res, `${appUrl}/login?error=${outcome.error}`);
     setSessionCookie(res, outcome.session, secureCookies(publicUrl));
-    return redirect(res, appUrl);
+    // The console's welcome to the new team (any app at APP_URL may ignore the query).
+    return redirect(res, `${appUrl}/?invitation=accepted`);
   };

@@ -3,6 +3,31 @@
  * IPAM Service API 1.0.0
  */
 /**
+ * `email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop
+ */
+export type SignInMethodsMagicLinkDelivery =
+  (typeof SignInMethodsMagicLinkDelivery)[keyof typeof SignInMethodsMagicLinkDelivery];
+
+export const SignInMethodsMagicLinkDelivery = {
+  email: 'email',
+  server_log: 'server_log',
+} as const;
+
+export type SignInMethodsMagicLink = {
+  /** `email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop */
+  delivery: SignInMethodsMagicLinkDelivery;
+};
+
+/**
+ * How a person may sign in on this server
+ */
+export interface SignInMethods {
+  magic_link: SignInMethodsMagicLink;
+  /** Whether Google sign-in is configured (GET /auth/oauth/google starts it) */
+  google: boolean;
+}
+
+/**
  * Email address to send a one-time sign-in link to
  */
 export interface AuthSendLinkBody {

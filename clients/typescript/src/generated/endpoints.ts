@@ -69,6 +69,7 @@ import type {
   ScanPortsParams,
   SearchIpamParams,
   SearchResults,
+  SignInMethods,
   SplitSubnetBody,
   Subnet,
   SubnetCreatedWithWarnings,
@@ -117,6 +118,34 @@ import type {
 } from './endpoints.schemas.js';
 
 import { ipamFetch } from '../http.js';
+
+export type getSignInMethodsResponse200 = {
+  data: SignInMethods;
+  status: 200;
+};
+
+export type getSignInMethodsResponseSuccess = getSignInMethodsResponse200 & {
+  headers: Headers;
+};
+
+export type getSignInMethodsResponse = getSignInMethodsResponseSuccess;
+
+export const getGetSignInMethodsUrl = () => {
+  return `/api/v1/auth/methods`;
+};
+
+/**
+ * The sign-in methods this server offers, for a sign-in page: where a magic link goes (mailed, or written to the server log when no mail server is configured) and whether Google sign-in is configured. Public, and not counted against the sign-in routes’ per-IP limit.
+ * @summary How to sign in here
+ */
+export const getSignInMethods = async (
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<getSignInMethodsResponse> => {
+  return ipamFetch<getSignInMethodsResponse>(getGetSignInMethodsUrl(), {
+    ...options,
+    method: 'GET',
+  });
+};
 
 export type sendMagicLinkResponse200 = {
   data: MessageResponse;
@@ -516,7 +545,7 @@ export const getAcceptInvitationUrl = (params: AcceptInvitationParams) => {
 };
 
 /**
- * Browser flow from the invitation email. Signs the invited address in if needed, moves the user into the inviting organisation with the invited role and redirects (307) to the app. An invalid or expired token, or an acceptance that must be refused (the previous organisation holds data or other members), redirects (307) to the login page with an error. 400 only when the token parameter is missing.
+ * Browser flow from the invitation email. Signs the invited address in if needed, moves the user into the inviting organisation with the invited role and redirects (307) to the app (`APP_URL/?invitation=accepted`). An invalid or expired token, or an acceptance that must be refused (the previous organisation holds data or other members), redirects (307) to the login page with an error. 400 only when the token parameter is missing.
  * @summary Accept a team invitation
  */
 export const acceptInvitation = async (

@@ -5,6 +5,23 @@
 import * as zod from 'zod';
 
 /**
+ * The sign-in methods this server offers, for a sign-in page: where a magic link goes (mailed, or written to the server log when no mail server is configured) and whether Google sign-in is configured. Public, and not counted against the sign-in routes’ per-IP limit.
+ * @summary How to sign in here
+ */
+export const GetSignInMethodsResponse = zod
+  .object({
+    magic_link: zod.object({
+      delivery: zod
+        .enum(['email', 'server_log'])
+        .describe(
+          '`email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop',
+        ),
+    }),
+    google: zod.boolean().describe('Whether Google sign-in is configured (GET /auth/oauth/google starts it)'),
+  })
+  .describe('How a person may sign in on this server');
+
+/**
  * Emails a single-use sign-in link valid 15 minutes. At most 3 links per address per 15 minutes, and 5 requests per minute per IP on the sign-in routes. The answer is the same whether or not the address has an account.
  * @summary Email a sign-in link
  */
@@ -120,7 +137,7 @@ export const DeleteAccountResponse = zod
   .describe('Confirmation message');
 
 /**
- * Browser flow from the invitation email. Signs the invited address in if needed, moves the user into the inviting organisation with the invited role and redirects (307) to the app. An invalid or expired token, or an acceptance that must be refused (the previous organisation holds data or other members), redirects (307) to the login page with an error. 400 only when the token parameter is missing.
+ * Browser flow from the invitation email. Signs the invited address in if needed, moves the user into the inviting organisation with the invited role and redirects (307) to the app (`APP_URL/?invitation=accepted`). An invalid or expired token, or an acceptance that must be refused (the previous organisation holds data or other members), redirects (307) to the login page with an error. 400 only when the token parameter is missing.
  * @summary Accept a team invitation
  */
 export const acceptInvitationQueryTokenMax = 512;
