@@ -1,5 +1,5 @@
 /** Small pieces every page uses: the page frame, usage bars, dialogs, a secret shown once, loading states. */
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from './errors';
 
 /** A page: its heading (the document title too), actions beside it, its content. */
@@ -20,8 +20,11 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
   );
 }
 
-/** A share of a whole as a bar, with its figures in words beside it (`label`: what is measured). */
-export function UsageBar({ label, used, total }: { label: string; used: number; total: number | null }) {
+/**
+ * A share of a whole as a bar, with its figures in words beside it (`label`: what is measured). A total may
+ * be a bigint (the addresses of an IPv6 subnet): exact in words, approximate in the bar.
+ */
+export function UsageBar({ label, used, total }: { label: string; used: number; total: number | bigint | null }) {
   return (
     <div className="usage">
       <div className="usage-text">
@@ -34,7 +37,15 @@ export function UsageBar({ label, used, total }: { label: string; used: number; 
       </div>
       {total !== null && (
         // The native meter: its colour turns at 70 % and 90 % of the whole.
-        <meter aria-label={label} min={0} max={total} low={total * 0.7} high={total * 0.9} optimum={0} value={used} />
+        <meter
+          aria-label={label}
+          min={0}
+          max={Number(total)}
+          low={Number(total) * 0.7}
+          high={Number(total) * 0.9}
+          optimum={0}
+          value={used}
+        />
       )}
     </div>
   );
@@ -71,6 +82,8 @@ export function Dialog({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // An id of its own: a title with spaces would split into several ids in aria-labelledby.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -78,8 +91,8 @@ export function Dialog({
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby={`${title}-title`} onClose={onClose}>
-      <h2 id={`${title}-title`}>{title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
+      <h2 id={titleId}>{title}</h2>
       {open && children}
     </dialog>
   );
