@@ -46,12 +46,18 @@ export const SearchAddressHit = extendApi(
       id: describedUuid('Unique id of the address record (UUID)'),
       ip: z.string().describe('IP address'),
       hostname: z.string().describe('Hostname of the address record, e.g. web-01.example.com'),
+      subnet_id: describedUuid('Subnet holding the address (UUID): where a client shows it'),
     })
     .strict(),
   {
     title: 'SearchAddressHit',
     description: 'A matching address record',
-    example: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10', hostname: 'printer-2f' },
+    example: {
+      id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      ip: '10.20.1.10',
+      hostname: 'printer-2f',
+      subnet_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
+    },
   },
 );
 
@@ -67,7 +73,14 @@ export const SearchResults = extendApi(
     description: 'Subnets and addresses matching the query',
     example: {
       subnets: [{ id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f', network: '10.20.1.0/24', name: 'Office LAN' }],
-      addresses: [{ id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10', hostname: 'printer-2f' }],
+      addresses: [
+        {
+          id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+          ip: '10.20.1.10',
+          hostname: 'printer-2f',
+          subnet_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
+        },
+      ],
     },
   },
 );

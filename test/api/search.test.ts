@@ -23,7 +23,7 @@ describe('search', () => {
     await createSubnet(api, '192.168.0.0/16');
     const found = await address(api, lan.id, '10.1.2.7', { hostname: 'printer' });
     const answer = await search(api, '10.1.2.7');
-    expect(answer.addresses).toEqual([{ id: found.id, ip: '10.1.2.7', hostname: 'printer' }]);
+    expect(answer.addresses).toEqual([{ id: found.id, ip: '10.1.2.7', hostname: 'printer', subnet_id: lan.id }]);
     expect(answer.subnets.map((s) => s.network)).toEqual(['10.1.2.0/24', '10.1.0.0/16', '10.0.0.0/8']);
   });
 
@@ -36,8 +36,16 @@ describe('search', () => {
     const found = await address(api, subnet.id, ip, { hostname: 'web' });
     expect(await search(api, q)).toEqual({
       subnets: [{ id: subnet.id, network, name: '' }],
-      addresses: [{ id: found.id, ip, hostname: 'web' }],
+      addresses: [{ id: found.id, ip, hostname: 'web', subnet_id: subnet.id }],
     });
+  });
+
+  it('names the subnet holding each address found, the smallest one containing it', async () => {
+    const api = await fresh();
+    await createSubnet(api, '10.7.0.0/16');
+    const lan = await createSubnet(api, '10.7.1.0/24');
+    await address(api, lan.id, '10.7.1.5', { hostname: 'nas' });
+    expect((await search(api, 'nas')).addresses.map((a) => a.subnet_id)).toEqual([lan.id]);
   });
 
   it('finds a /32 subnet by its CIDR before the subnets containing it', async () => {

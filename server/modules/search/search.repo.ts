@@ -63,7 +63,7 @@ export async function searchAddresses(db: Db, orgId: string, terms: SearchTerms,
   const result = await db.execute(
     ranked(
       sql`addresses`,
-      sql`t.id, host(t.ip) AS ip, t.hostname`,
+      sql`t.id, host(t.ip) AS ip, t.hostname, t.subnet_id`,
       sql`t.ip`,
       [
         terms.ip && sql`SELECT id, 0 AS rank, 0 AS sort FROM addresses WHERE ${org} AND ip = ${terms.ip}::inet`,
@@ -76,5 +76,5 @@ export async function searchAddresses(db: Db, orgId: string, terms: SearchTerms,
       limit,
     ),
   );
-  return rowsOf<{ id: string; ip: string; hostname: string }>(result);
+  return rowsOf<{ id: string; ip: string; hostname: string; subnet_id: string }>(result);
 }

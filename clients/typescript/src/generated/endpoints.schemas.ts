@@ -1996,6 +1996,8 @@ export interface SearchAddressHit {
   ip: string;
   /** Hostname of the address record, e.g. web-01.example.com */
   hostname: string;
+  /** Subnet holding the address (UUID): where a client shows it */
+  subnet_id: string;
 }
 
 /**

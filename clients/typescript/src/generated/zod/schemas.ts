@@ -3467,6 +3467,7 @@ export const SearchIpamResponse = zod
             id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
             ip: zod.string().describe('IP address'),
             hostname: zod.string().describe('Hostname of the address record, e.g. web-01.example.com'),
+            subnet_id: zod.string().uuid().describe('Subnet holding the address (UUID): where a client shows it'),
           })
           .describe('A matching address record'),
       )
