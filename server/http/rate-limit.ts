@@ -82,12 +82,15 @@ export function postgresCounters(db: Db): CounterStore {
     lease.left += granted;
     lease.claimed = row.count;
     if (granted < size) lease.exhausted = true;
-    // At most once a minute per process, delete rows whose window began longer ago than any window lasts.
+    // At most once a minute per process, delete rows whose window began longer ago than any window lasts,
+    // by the earlier of this process's clock and the database's: a process whose clock runs ahead (a test's
+    // moved clock, a skewed host) must not delete the windows other processes are counting in.
     if (Date.now() - lastSweep >= 60_000) {
       lastSweep = Date.now();
       sweep(leases, lease.windowStart);
-      const expired = new Date(lease.windowStart - LONGEST_WINDOW_MS);
-      await db.execute(sql`DELETE FROM rate_limit_counters WHERE window_start < ${expired}`);
+      await db.execute(sql`
+        DELETE FROM rate_limit_counters
+        WHERE window_start < least(now(), ${windowStart}::timestamptz) - ${`${LONGEST_WINDOW_MS} milliseconds`}::interval`);
     }
   }
 
