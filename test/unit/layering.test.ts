@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(path) ? [path] : [];
   });
 }
 
@@ -22,7 +22,7 @@ function importsOf(file: string): { specifier: string; resolved: string | null; 
     let resolved: string | null = null;
     if (specifier.startsWith('.')) {
       const base = normalize(join(dirname(file), specifier));
-      resolved = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate)) ?? null;
+      resolved = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((c) => existsSync(c)) ?? null;
     }
     return { specifier, resolved, typeOnly: Boolean(m[1]) };
   });
@@ -64,6 +64,12 @@ describe('layering', () => {
 
   it('server/http imports no module (app.ts passes in what the middleware needs)', () => {
     expect(breaking(['server/http'], (i) => Boolean(i.resolved?.startsWith('server/modules/')))).toEqual([]);
+  });
+
+  it('the console reaches the API through the SDK only: nothing of the server, no values of the contract', () => {
+    const outside = (i: Import) =>
+      Boolean(i.resolved?.startsWith('server/')) || (!i.typeOnly && Boolean(i.resolved?.startsWith('contract/')));
+    expect(breaking(['clients/web/src'], outside)).toEqual([]);
   });
 
   it('has no import cycles', () => {
