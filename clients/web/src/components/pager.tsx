@@ -4,6 +4,7 @@
  */
 import { useId } from 'react';
 import { navigate, useLocation } from '../router';
+import './pager.css';
 
 type QueryChanges = Record<string, string | number | null | undefined>;
 

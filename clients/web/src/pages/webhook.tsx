@@ -1,6 +1,343 @@
-// STUB: replaced by the page's own implementation.
-import { Page } from '../components/ui';
+/**
+ * One webhook (`/developers/webhooks/:id`, admins only): its settings, a test ping and its answer, the
+ * delivery history (paged), rotating the signing secret (the new one shown once) and deleting it with its
+ * history.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api } from '../api';
+import { ErrorNotice } from '../components/errors';
+import { CheckboxField, TextField } from '../components/form';
+import { formProblem } from '../components/form-problem';
+import { Pager, usePaging } from '../components/pager';
+import { Time } from '../components/time';
+import { Dialog, Loaded, Page, SecretOnce } from '../components/ui';
+import { Link, navigate } from '../router';
+import { useCan } from '../session';
+import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
+import { ActiveBadge, AdminsOnly } from './webhooks';
+import './developers.css';
 
-export function WebhookPage(_props: Record<string, string>) {
-  return <Page title="Webhook">{null}</Page>;
+type Webhook = Awaited<ReturnType<typeof api.webhooks.get>>;
+
+const DELIVERY_LIMITS = [50, 100] as const;
+
+export function WebhookPage({ id }: Record<string, string>) {
+  const isAdmin = useCan('admin');
+  return isAdmin ? (
+    <WebhookDetail id={id} />
+  ) : (
+    <Page title="Webhook">
+      <AdminsOnly />
+    </Page>
+  );
+}
+
+function WebhookDetail({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const webhook = useQuery({ queryKey: ['webhooks', id], queryFn: () => api.webhooks.get(id) });
+  const [confirming, setConfirming] = useState<'rotate' | 'delete' | null>(null);
+  const test = useMutation({
+    mutationFn: () => api.webhooks.test(id),
+    // The ping is in the history either way.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['webhooks', id, 'deliveries'] }),
+  });
+  // The new secret lives in this mutation's state only: shown once, never cached.
+  const rotate = useMutation({ mutationFn: () => api.webhooks.rotateSecret(id), gcTime: 0 });
+  const close = () => setConfirming(null);
+  const actions = webhook.data && (
+    <>
+      <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
+        {test.isPending ? 'Sending test event…' : 'Send test event'}
+      </button>
+      <button type="button" onClick={() => setConfirming('rotate')}>
+        Rotate secret
+      </button>
+      <button type="button" className="danger" onClick={() => setConfirming('delete')}>
+        Delete webhook
+      </button>
+    </>
+  );
+  return (
+    <Page title="Webhook" actions={actions}>
+      <p>
+        <Link to="/developers/webhooks">All webhooks</Link>
+      </p>
+      <Loaded query={webhook}>
+        {(data) => (
+          <>
+            <Summary webhook={data} />
+            <div aria-live="polite">
+              {test.data && (
+                <div className="notice success">
+                  <strong>Test event delivered</strong>
+                  <p>
+                    The endpoint answered {test.data.response_status} in {test.data.duration_ms} ms.
+                  </p>
+                </div>
+              )}
+            </div>
+            <ErrorNotice error={test.error} />
+            {rotate.data && (
+              <section className="card" aria-labelledby="rotated-title">
+                <h2 id="rotated-title">Secret rotated</h2>
+                <SecretOnce label={`New signing secret of ${data.url}`} value={rotate.data.secret} />
+                <button type="button" onClick={() => rotate.reset()}>
+                  Done, I have copied the secret
+                </button>
+              </section>
+            )}
+            <Deliveries id={id} />
+            <Settings key={data.id} webhook={data} />
+            <Dialog open={confirming === 'rotate'} title="Rotate the signing secret" onClose={close}>
+              <RotateConfirm
+                onConfirm={() => rotate.mutate(undefined, { onSuccess: close })}
+                pending={rotate.isPending}
+                error={rotate.error}
+                onClose={close}
+              />
+            </Dialog>
+            <Dialog open={confirming === 'delete'} title="Delete webhook" onClose={close}>
+              <DeleteConfirm webhook={data} onClose={close} />
+            </Dialog>
+          </>
+        )}
+      </Loaded>
+    </Page>
+  );
+}
+
+function Summary({ webhook }: { webhook: Webhook }) {
+  return (
+    <dl className="card summary">
+      <div>
+        <dt>URL</dt>
+        <dd>
+          <code>{webhook.url}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Status</dt>
+        <dd>
+          <ActiveBadge active={webhook.is_active} />
+        </dd>
+      </div>
+      <div>
+        <dt>Consecutive failures</dt>
+        <dd>{webhook.failure_count}</dd>
+      </div>
+      <div>
+        <dt>Events</dt>
+        <dd>
+          <EventTypesList types={webhook.event_types} />
+        </dd>
+      </div>
+      <div>
+        <dt>Created</dt>
+        <dd>
+          <Time at={webhook.created_at} />
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+function Settings({ webhook }: { webhook: Webhook }) {
+  const queryClient = useQueryClient();
+  const [url, setUrl] = useState(webhook.url);
+  const [description, setDescription] = useState(webhook.description);
+  const [eventTypes, setEventTypes] = useState<EventType[] | null>(webhook.event_types as EventType[]);
+  const [active, setActive] = useState(webhook.is_active);
+  const [tried, setTried] = useState(false);
+  const save = useMutation({
+    mutationFn: (body: Parameters<typeof api.webhooks.update>[1]) => api.webhooks.update(webhook.id, body),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(['webhooks', webhook.id], updated);
+      void queryClient.invalidateQueries({ queryKey: ['webhooks'], exact: true });
+    },
+  });
+  const problem = formProblem(save.error, ['url', 'description', 'event_types', 'is_active']);
+  const eventsProblem = tried ? eventTypesProblem(eventTypes) : undefined;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTried(true);
+    if (eventTypes === null) return;
+    save.mutate({ url, description, event_types: eventTypes, is_active: active });
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <TextField
+        label="Endpoint URL"
+        type="url"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        maxLength={2048}
+        required
+        error={problem.fields.url}
+      />
+      <TextField
+        label="Description"
+        value={description}
+        onChange={(event) => setDescription(event.target.value)}
+        maxLength={1000}
+        error={problem.fields.description}
+      />
+      <EventTypesField
+        value={eventTypes}
+        onChange={setEventTypes}
+        error={eventsProblem ?? problem.fields.event_types}
+      />
+      <CheckboxField
+        label="Active: send events to this endpoint"
+        checked={active}
+        onChange={(event) => setActive(event.target.checked)}
+      />
+      <ErrorNotice error={problem.notice} />
+      <p aria-live="polite" className="muted">
+        {save.isSuccess && 'Saved.'}
+      </p>
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save webhook
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Deliveries({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const page = usePaging(DELIVERY_LIMITS);
+  const deliveries = useQuery({
+    queryKey: ['webhooks', id, 'deliveries', page.offset, page.limit],
+    queryFn: () => api.webhooks.deliveries(id, { limit: page.limit, offset: page.offset }),
+  });
+  return (
+    <section aria-labelledby="deliveries-title">
+      <div className="section-header">
+        <h2 id="deliveries-title">Deliveries</h2>
+        <button
+          type="button"
+          onClick={() => queryClient.invalidateQueries({ queryKey: ['webhooks', id, 'deliveries'] })}
+          disabled={deliveries.isFetching}
+        >
+          Refresh deliveries
+        </button>
+      </div>
+      <p className="muted">Every attempt of the last 7 days, newest first, test events included.</p>
+      <Loaded query={deliveries}>
+        {(list) => (
+          <>
+            {list.length === 0 ? (
+              <p>No deliveries {page.offset > 0 ? 'on this page' : 'yet'}.</p>
+            ) : (
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Event</th>
+                      <th scope="col">Status</th>
+                      <th scope="col" className="num">
+                        Response
+                      </th>
+                      <th scope="col" className="num">
+                        Duration
+                      </th>
+                      <th scope="col" className="num">
+                        Attempt
+                      </th>
+                      <th scope="col">Time</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((delivery) => {
+                      const status = delivery.response_status;
+                      const ok = status !== null && status >= 200 && status < 300;
+                      return (
+                        <tr key={delivery.id}>
+                          <td>
+                            <code>{delivery.event_type}</code>
+                          </td>
+                          <td>
+                            <span className={`badge ${ok ? 'ok' : 'failed'}`}>{ok ? 'delivered' : 'failed'}</span>
+                          </td>
+                          <td className="num">{status ?? 'no response'}</td>
+                          <td className="num">{delivery.duration_ms} ms</td>
+                          <td className="num">{delivery.attempt}</td>
+                          <td className="nowrap">
+                            <Time at={delivery.delivered_at} />
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            <Pager label="Deliveries" {...page} shown={list.length} limits={DELIVERY_LIMITS} onChange={page.setPage} />
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function RotateConfirm({
+  onConfirm,
+  pending,
+  error,
+  onClose,
+}: {
+  onConfirm: () => void;
+  pending: boolean;
+  error: unknown;
+  onClose: () => void;
+}) {
+  return (
+    <>
+      <p>
+        The current secret stops working at once: the next event and test are signed with the new one, so update the
+        endpoint’s verification right after. The new secret is shown once.
+      </p>
+      <ErrorNotice error={error} />
+      <div className="form-actions">
+        <button type="button" className="danger" disabled={pending} onClick={onConfirm}>
+          Rotate secret now
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
+function DeleteConfirm({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => api.webhooks.delete(webhook.id),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: ['webhooks', webhook.id] });
+      void queryClient.invalidateQueries({ queryKey: ['webhooks'], exact: true });
+      navigate('/developers/webhooks');
+    },
+  });
+  return (
+    <>
+      <p>
+        Delete the webhook to <code>{webhook.url}</code>? No more events are sent to it, and its delivery history is
+        deleted with it. This cannot be undone.
+      </p>
+      <ErrorNotice error={remove.error} />
+      <div className="form-actions">
+        <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+          Delete webhook and its history
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
 }

@@ -1,6 +1,179 @@
-// STUB: replaced by the page's own implementation.
-import { Page } from '../components/ui';
+/**
+ * Webhooks (`/developers/webhooks`, admins only): the subscriptions of the organisation, and a new one with
+ * its URL, description and event types, whose signing secret is shown once, right after it was made.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api } from '../api';
+import { ErrorNotice } from '../components/errors';
+import { TextField } from '../components/form';
+import { formProblem } from '../components/form-problem';
+import { Time } from '../components/time';
+import { Loaded, Page, SecretOnce } from '../components/ui';
+import { Link } from '../router';
+import { useCan, useSession } from '../session';
+import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
+import './developers.css';
 
-export function WebhooksPage(_props: Record<string, string>) {
-  return <Page title="Webhooks">{null}</Page>;
+type CreateBody = Parameters<typeof api.webhooks.create>[0];
+
+export function WebhooksPage() {
+  const isAdmin = useCan('admin');
+  return <Page title="Webhooks">{isAdmin ? <Webhooks /> : <AdminsOnly />}</Page>;
+}
+
+/** What a member who is not an admin sees on the webhook pages. */
+export function AdminsOnly() {
+  const { role } = useSession();
+  return (
+    <div className="notice info">
+      <strong>Webhooks are managed by admins</strong>
+      <p>
+        A webhook sends each change of subnets, addresses, folders, VLANs, VRFs and locations to an HTTPS endpoint as it
+        happens. Only an admin of the organisation can see and change them; you are {role}.
+      </p>
+    </div>
+  );
+}
+
+function Webhooks() {
+  const queryClient = useQueryClient();
+  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: () => api.webhooks.list() });
+  // The secret lives in this mutation's state only (see the API keys page): shown once, never cached.
+  const create = useMutation({
+    mutationFn: (body: CreateBody) => api.webhooks.create(body),
+    gcTime: 0,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhooks'] }),
+  });
+  const created = create.data;
+  return (
+    <>
+      <p>
+        Each change is sent as a signed POST (Standard Webhooks: verify the <code>webhook-signature</code> header with
+        the endpoint’s secret), retried for about a day when the endpoint fails.
+      </p>
+      {created ? (
+        <section className="card" aria-labelledby="new-webhook-title">
+          <h2 id="new-webhook-title">Endpoint added</h2>
+          <p>
+            <Link to={`/developers/webhooks/${created.id}`}>{created.url}</Link>
+          </p>
+          <SecretOnce label={`Signing secret of ${created.url}`} value={created.secret} />
+          <button type="button" onClick={() => create.reset()}>
+            Done, I have copied the secret
+          </button>
+        </section>
+      ) : (
+        <CreateWebhookForm onCreate={(body) => create.mutate(body)} error={create.error} pending={create.isPending} />
+      )}
+      <section aria-labelledby="webhooks-title">
+        <h2 id="webhooks-title">Endpoints</h2>
+        <Loaded query={webhooks}>
+          {(list) =>
+            list.length === 0 ? (
+              <p>No webhook endpoints yet.</p>
+            ) : (
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">URL</th>
+                      <th scope="col">Description</th>
+                      <th scope="col">Events</th>
+                      <th scope="col">Status</th>
+                      <th scope="col" className="num">
+                        Failures
+                      </th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((webhook) => (
+                      <tr key={webhook.id}>
+                        <td className="url">
+                          <Link to={`/developers/webhooks/${webhook.id}`}>{webhook.url}</Link>
+                        </td>
+                        <td>{webhook.description}</td>
+                        <td>
+                          <EventTypesList types={webhook.event_types} />
+                        </td>
+                        <td>
+                          <ActiveBadge active={webhook.is_active} />
+                        </td>
+                        <td className="num">{webhook.failure_count}</td>
+                        <td className="nowrap">
+                          <Time at={webhook.created_at} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
+        </Loaded>
+      </section>
+    </>
+  );
+}
+
+export function ActiveBadge({ active }: { active: boolean }) {
+  return <span className={`badge${active ? ' ok' : ''}`}>{active ? 'active' : 'off'}</span>;
+}
+
+function CreateWebhookForm({
+  onCreate,
+  error,
+  pending,
+}: {
+  onCreate: (body: CreateBody) => void;
+  error: unknown;
+  pending: boolean;
+}) {
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [eventTypes, setEventTypes] = useState<EventType[] | null>([]);
+  const [tried, setTried] = useState(false);
+  const problem = formProblem(error, ['url', 'description', 'event_types']);
+  const eventsProblem = tried ? eventTypesProblem(eventTypes) : undefined;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTried(true);
+    if (eventTypes === null) return;
+    onCreate({ url, description, event_types: eventTypes });
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-labelledby="create-webhook-title">
+      <h2 id="create-webhook-title">Add an endpoint</h2>
+      <TextField
+        label="Endpoint URL"
+        type="url"
+        hint="https://…; plain http only to addresses the server’s operator allows"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        maxLength={2048}
+        required
+        error={problem.fields.url}
+      />
+      <TextField
+        label="Description"
+        hint="Optional, e.g. Sync to CMDB"
+        value={description}
+        onChange={(event) => setDescription(event.target.value)}
+        maxLength={1000}
+        error={problem.fields.description}
+      />
+      <EventTypesField
+        value={eventTypes}
+        onChange={setEventTypes}
+        error={eventsProblem ?? problem.fields.event_types}
+      />
+      <ErrorNotice error={problem.notice} />
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={pending}>
+          Add endpoint
+        </button>
+      </div>
+    </form>
+  );
 }
