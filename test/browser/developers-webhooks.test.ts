@@ -36,6 +36,9 @@ describe.skipIf(browserMissing)(`webhooks in the console${browserMissing}`, () =
     let page: Page;
     let firstSecret: string;
     const url = () => receiver.url('/hook');
+    /** A request of the signed-in admin (the session's cookie, with the header the API asks of a cookie's writes). */
+    const sessionPost = (path: string, data: object) =>
+      page.request.post(`/api/v1${path}`, { headers: { 'x-requested-with': 'XMLHttpRequest' }, data });
 
     // Once, before the first test (signing in polls, which vitest allows only in a test or its hooks).
     beforeEach(async () => {
@@ -54,10 +57,7 @@ describe.skipIf(browserMissing)(`webhooks in the console${browserMissing}`, () =
 
     it('shows the API’s 400 next to the URL for plain http to an address the server does not allow', async () => {
       const refused = 'http://127.0.0.2:9/hook';
-      const answer = await page.request.post('/api/v1/webhooks', {
-        headers: { 'x-requested-with': 'XMLHttpRequest' },
-        data: { url: refused },
-      });
+      const answer = await sessionPost('/webhooks', { url: refused });
       expect(answer.status()).toBe(400);
       const { error } = (await answer.json()) as { error: string };
       await page.getByLabel('Endpoint URL').fill(refused);
@@ -124,10 +124,7 @@ describe.skipIf(browserMissing)(`webhooks in the console${browserMissing}`, () =
     });
 
     it('lists a change it delivered in the history, with its status, response, duration, attempt and time', async () => {
-      const folder = await page.request.post('/api/v1/folders', {
-        headers: { 'x-requested-with': 'XMLHttpRequest' },
-        data: { name: 'Delivered' },
-      });
+      const folder = await sessionPost('/folders', { name: 'Delivered' });
       expect(folder.status()).toBe(201);
       expect(await worker.runOnce()).toBe(1);
       await page.getByRole('button', { name: 'Refresh deliveries' }).click();
@@ -203,6 +200,20 @@ describe.skipIf(browserMissing)(`webhooks in the console${browserMissing}`, () =
       await page.getByRole('button', { name: 'Delete webhook and its history' }).click();
       await page.getByText('No webhook endpoints yet.').waitFor();
       expect(new URL(page.url()).pathname).toBe('/developers/webhooks');
+    });
+
+    it('shows the plan’s limit (402) by the form, with the way to upgrade', async () => {
+      // The free plan holds two webhooks.
+      for (const path of ['/one', '/two']) {
+        const answer = await sessionPost('/webhooks', { url: receiver.url(path) });
+        expect(answer.status()).toBe(201);
+      }
+      await page.reload();
+      await page.getByLabel('Endpoint URL').fill(receiver.url('/three'));
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const alert = page.getByRole('alert').filter({ hasText: 'Plan limit reached' });
+      await alert.getByRole('link', { name: 'See plans and upgrade' }).waitFor();
+      await expectAccessible(page);
     });
   });
 

@@ -60,6 +60,10 @@ describe.skipIf(browserMissing)(`the developer pages: API keys and activity${bro
       await screenshot(page, 'api-keys');
     });
 
+    it('moves the focus to the new key, for keyboard and screen-reader users', async () => {
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('New key “CI deploy”');
+    });
+
     it('fits the page with a new key in 375 px without scrolling sideways', async () => {
       expect(await layoutWidthAt(page, 375)).toBeLessThanOrEqual(375);
     });

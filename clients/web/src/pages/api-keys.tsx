@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice } from '../components/errors';
+import { focusOnMount } from '../components/focus';
 import { CheckboxField, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
@@ -64,7 +65,9 @@ export function ApiKeysPage() {
       )}
       {created && (
         <section className="card" aria-labelledby="new-key-title">
-          <h2 id="new-key-title">New key “{created.name}”</h2>
+          <h2 id="new-key-title" tabIndex={-1} ref={focusOnMount}>
+            New key “{created.name}”
+          </h2>
           <SecretOnce label={`API key ${created.name}`} value={created.key} />
           <p>Try it:</p>
           <pre className="example">

@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice } from '../components/errors';
+import { focusOnMount } from '../components/focus';
 import { CheckboxField, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Pager, usePaging } from '../components/pager';
@@ -80,7 +81,9 @@ function WebhookDetail({ id }: { id: string }) {
             <ErrorNotice error={test.error} />
             {rotate.data && (
               <section className="card" aria-labelledby="rotated-title">
-                <h2 id="rotated-title">Secret rotated</h2>
+                <h2 id="rotated-title" tabIndex={-1} ref={focusOnMount}>
+                  Secret rotated
+                </h2>
                 <SecretOnce label={`New signing secret of ${data.url}`} value={rotate.data.secret} />
                 <button type="button" onClick={() => rotate.reset()}>
                   Done, I have copied the secret

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice } from '../components/errors';
+import { focusOnMount } from '../components/focus';
 import { TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
@@ -54,7 +55,9 @@ function Webhooks() {
       </p>
       {created ? (
         <section className="card" aria-labelledby="new-webhook-title">
-          <h2 id="new-webhook-title">Endpoint added</h2>
+          <h2 id="new-webhook-title" tabIndex={-1} ref={focusOnMount}>
+            Endpoint added
+          </h2>
           <p>
             <Link to={`/developers/webhooks/${created.id}`}>{created.url}</Link>
           </p>
