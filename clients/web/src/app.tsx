@@ -2,9 +2,8 @@
  * The console: the sign-in page for anyone, and for a signed-in person the shell (navigation, who they are,
  * sign out) around the page their path names.
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ComponentType, useEffect, useState } from 'react';
-import { api, isSignedOut } from './api';
+import { isSignedOut } from './api';
 import { ErrorNotice } from './components/errors';
 import { Page } from './components/ui';
 import { AccountPage } from './pages/account';
@@ -25,7 +24,7 @@ import { VrfsPage } from './pages/vrfs';
 import { WebhookPage } from './pages/webhook';
 import { WebhooksPage } from './pages/webhooks';
 import { Link, matchPath, navigate, useLocation } from './router';
-import { SessionProvider, useMeQuery, useSession } from './session';
+import { SessionProvider, useMeQuery, useSession, useSignOut } from './session';
 
 /** The signed-in pages by path; a page gets the path's parameters as props. */
 const ROUTES: [string, ComponentType<Record<string, string>>][] = [
@@ -158,14 +157,7 @@ function Shell({ path }: { path: string }) {
 /** Who is signed in, in which organisation and role, and signing out. */
 function Who() {
   const { user, organization, role } = useSession();
-  const queryClient = useQueryClient();
-  const logout = useMutation({
-    mutationFn: () => api.auth.logout(),
-    onSuccess: () => {
-      queryClient.clear();
-      navigate('/login', { replace: true });
-    },
-  });
+  const logout = useSignOut();
   return (
     <div className="who">
       <span>

@@ -1,7 +1,8 @@
 /** Who is signed in (`GET /auth/me`), for every page: their user, organisation and role. */
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext } from 'react';
 import { api } from './api';
+import { navigate } from './router';
 
 export type Me = Awaited<ReturnType<typeof api.auth.me>>;
 export type Role = Me['role'];
@@ -33,4 +34,22 @@ const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2 };
  */
 export function useCan(least: Role): boolean {
   return RANK[useSession().role] >= RANK[least];
+}
+
+/**
+ * Leaves the signed-in console once the session is gone (signed out, account deleted): every answer kept for
+ * it is forgotten, and the sign-in page shows.
+ */
+export function useLeave(): () => void {
+  const queryClient = useQueryClient();
+  return () => {
+    queryClient.clear();
+    navigate('/login', { replace: true });
+  };
+}
+
+/** Signing out of this browser: the session ends on the server, then the console leaves. */
+export function useSignOut() {
+  const leave = useLeave();
+  return useMutation({ mutationFn: () => api.auth.logout(), onSuccess: leave });
 }

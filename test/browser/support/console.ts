@@ -31,10 +31,12 @@ export interface ConsoleFixture {
   mailedLink(email: string, path?: string): string;
 }
 
-export function useConsole(options: TestServerOptions = {}): ConsoleFixture {
+/** `options` may be a function, called when the server starts (after the suite's own earlier beforeAll hooks). */
+export function useConsole(given: TestServerOptions | (() => TestServerOptions) = {}): ConsoleFixture {
   const t = {} as ConsoleFixture;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
+    const options = typeof given === 'function' ? given() : given;
     t.smtp = await startSmtpServer();
     t.server = await startTestServer({
       ...options,

@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../api';
 import { Link } from '../router';
+import { clockTime, waitInWords } from './when';
 
 export interface Problem {
   status: number | null;
@@ -74,7 +75,12 @@ export function ErrorNotice({ error }: { error: unknown }) {
           <Link to="/billing">See plans and upgrade</Link>
         </p>
       )}
-      {problem.status === 429 && problem.retryAfter !== null && <p>Try again in {problem.retryAfter} s.</p>}
+      {problem.status === 429 && problem.retryAfter !== null && (
+        <p>
+          Try again in {waitInWords(problem.retryAfter)}
+          {problem.retryAfter >= 60 && `, from ${clockTime(new Date(Date.now() + problem.retryAfter * 1000))}`}.
+        </p>
+      )}
       {problem.requestId && <p className="muted small">Request id {problem.requestId}</p>}
     </div>
   );
