@@ -5,6 +5,7 @@
 import { type ComponentType, useEffect, useState } from 'react';
 import { isSignedOut } from './api';
 import { ErrorNotice } from './components/errors';
+import { SearchBox } from './components/search-box';
 import { Page } from './components/ui';
 import { AccountPage } from './pages/account';
 import { ActivityPage } from './pages/activity';
@@ -117,6 +118,7 @@ function Shell({ path }: { path: string }) {
         <Link to="/" className="brand">
           IPAM
         </Link>
+        <SearchBox />
         <button
           type="button"
           className="menu-toggle"
