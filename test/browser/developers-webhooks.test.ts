@@ -217,13 +217,13 @@ describe.skipIf(browserMissing)(`webhooks in the console${browserMissing}`, () =
     });
   });
 
-  describe('a member who is not an admin', () => {
+  describe.each(['editor', 'viewer'] as const)('a member who is not an admin (%s)', (role) => {
     let page: Page;
     // Once, before the first test (signing in polls, which vitest allows only in a test or its hooks).
     beforeEach(async () => {
       if (page) return;
-      const email = `editor-${Date.now()}@example.test`;
-      await identity.ensureUser(t.server.database.db, email, { plan: 'pro', role: 'editor' });
+      const email = `${role}-${Date.now()}@example.test`;
+      await identity.ensureUser(t.server.database.db, email, { plan: 'pro', role });
       page = await t.newPage();
       await t.signIn(page, email);
     });

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as identity from '../../server/modules/identity/identity.service';
+import { SESSION_COOKIE } from '../../server/modules/identity/tokens';
 import { browserMissing, expectAccessible, screenshot } from './support/browser';
 import { useConsole } from './support/console';
 import { layoutWidthAt } from './support/layout';
@@ -158,12 +159,25 @@ describe.skipIf(browserMissing)(`the developer pages: API keys and activity${bro
     });
   });
 
-  describe('API keys on the free plan and for a viewer', () => {
+  describe('API keys by plan and role', () => {
     it('says that keys are read-only on the free plan', async () => {
       const page = await t.newPage();
       await t.signIn(page);
       await page.goto('/developers/api-keys');
       await page.getByText('API keys are read-only on the free plan').waitFor();
+    });
+
+    it('shows an editor only their own keys, with the controls to create and revoke them', async () => {
+      const org = await t.server.newOrg({ plan: 'pro' });
+      const editor = await org.member('editor');
+      const page = await t.newPage();
+      await page.context().addCookies([{ name: SESSION_COOKIE, value: editor.session, url: t.server.url }]);
+      await page.goto('/developers/api-keys');
+      await page.getByRole('heading', { name: 'Your keys' }).waitFor();
+      // The organisation holds two keys, the admin's and the editor's: the API lists the editor's.
+      await page.getByRole('row', { name: /test/ }).first().waitFor();
+      expect(await page.getByRole('button', { name: /^Revoke key/ }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Create API key' }).isVisible()).toBe(true);
     });
 
     it('shows a viewer their keys without any control to create or revoke one', async () => {
