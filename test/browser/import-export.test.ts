@@ -64,6 +64,7 @@ describe.skipIf(browserMissing)(`import and export${browserMissing}`, () => {
     ]);
     expect(rows[2][4]).toMatch(/^network: must be a CIDR/);
     await expectAccessible(page);
+    await page.getByRole('heading', { name: 'Results' }).evaluate((heading) => heading.scrollIntoView());
     await screenshot(page, 'import');
 
     await page.goto('/subnets');

@@ -87,7 +87,7 @@ export function ResourceList<T extends { id: string }, Body>(props: ResourceList
             <p className="card">No {plural} yet.</p>
           ) : (
             <div className="table-wrap">
-              <table>
+              <table className="resource-table">
                 <caption className="sr-only">{title}</caption>
                 <thead>
                   <tr>
@@ -110,7 +110,7 @@ export function ResourceList<T extends { id: string }, Body>(props: ResourceList
                         </td>
                       ))}
                       {canEdit && (
-                        <td className="row-actions">
+                        <td className="resource-actions">
                           <button type="button" onClick={() => setEditing({ mode: 'edit', item })}>
                             Edit<span className="sr-only"> {props.name(item)}</span>
                           </button>

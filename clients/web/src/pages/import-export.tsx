@@ -69,7 +69,7 @@ function Import() {
     <section className="card" aria-labelledby="import-title">
       <h2 id="import-title">Import</h2>
       <form onSubmit={submit}>
-        <fieldset className="choices">
+        <fieldset className="import-what">
           <legend>What to import</legend>
           {(['subnets', 'addresses'] as const).map((choice) => (
             <label key={choice}>
@@ -187,7 +187,7 @@ function Results(outcome: Outcome) {
                 <td className="num">{row.row}</td>
                 <td className="num">{outcome.lines[row.row - 1]}</td>
                 <td>{row.id && row.link ? <Link to={row.link}>{row.value}</Link> : row.value}</td>
-                <td className={`status-${row.status}`}>{row.status}</td>
+                <td className={`import-status-${row.status}`}>{row.status}</td>
                 <td>{row.error ?? <code>{row.id}</code>}</td>
               </tr>
             ))}

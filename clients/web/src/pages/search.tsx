@@ -52,7 +52,7 @@ function Found({ q, results: { subnets, addresses } }: { q: string; results: Res
           ` The first ${MAX_RESULTS} of each kind are shown: type more to narrow the search.`}
       </p>
       {subnets.length > 0 && (
-        <section aria-labelledby="found-subnets">
+        <section className="found" aria-labelledby="found-subnets">
           <h2 id="found-subnets">Subnets</h2>
           <div className="table-wrap">
             <table>
@@ -77,7 +77,7 @@ function Found({ q, results: { subnets, addresses } }: { q: string; results: Res
         </section>
       )}
       {addresses.length > 0 && (
-        <section aria-labelledby="found-addresses">
+        <section className="found" aria-labelledby="found-addresses">
           <h2 id="found-addresses">Addresses</h2>
           <p className="hint">Each address links to the page of its subnet.</p>
           <div className="table-wrap">
