@@ -123,7 +123,8 @@ export const SignInMethods = extendApi(
                 'whole message) is written to the server’s log, for a first run on a laptop',
             ),
         })
-        .strict(),
+        .strict()
+        .describe('Sign-in by an emailed link, always offered'),
       google: z.boolean().describe('Whether Google sign-in is configured (GET /auth/oauth/google starts it)'),
     })
     .strict(),

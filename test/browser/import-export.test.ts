@@ -10,7 +10,6 @@ import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
 import { browserMissing, expectAccessible, screenshot } from './support/browser';
 import { useConsole } from './support/console';
-import { pageAs } from './support/signed-in';
 
 /** Each row of the results table as its cells' texts. */
 const resultRows = (page: Page) =>
@@ -40,7 +39,7 @@ describe.skipIf(browserMissing)(`import and export${browserMissing}`, () => {
   async function open(seed?: (org: TestOrg) => unknown) {
     const org = await t.server.newOrg();
     await seed?.(org);
-    const page = await pageAs(t, org.session);
+    const page = await t.pageAs(org.session);
     await page.goto('/import-export');
     await page.getByRole('heading', { name: 'Import and export' }).waitFor();
     return { org, page };
@@ -145,7 +144,7 @@ describe.skipIf(browserMissing)(`import and export${browserMissing}`, () => {
 
   it('shows a viewer the exports and no import', async () => {
     const org = await t.server.newOrg();
-    const page = await pageAs(t, (await org.member('viewer')).session);
+    const page = await t.pageAs((await org.member('viewer')).session);
     await page.goto('/import-export');
     await page.getByRole('heading', { name: 'Export', exact: true }).waitFor();
     expect(await page.getByRole('heading', { name: 'Import', exact: true }).count()).toBe(0);

@@ -10,7 +10,6 @@ import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
 import { browserMissing, expectAccessible, screenshot } from './support/browser';
 import { useConsole } from './support/console';
-import { pageAs } from './support/signed-in';
 
 /** The texts an input's aria-describedby points to: its hint and its error. */
 const description = (input: Locator) =>
@@ -45,7 +44,7 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
   ) {
     const org = await t.server.newOrg(options);
     await seed?.(org);
-    const page = await pageAs(t, org.session);
+    const page = await t.pageAs(org.session);
     await page.goto(path);
     await page.getByRole('heading', { level: 1 }).waitFor();
     return { org, page };
@@ -209,7 +208,7 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
     await vlan(org.web, { vlan_number: 120 });
     expectStatus(await org.web.call('createVrf', { body: { name: 'customer-a' } }), 201);
     await location(org.web, { name: 'Berlin' });
-    const page = await pageAs(t, (await org.member('viewer')).session);
+    const page = await t.pageAs((await org.member('viewer')).session);
     for (const [path, name] of [
       ['/folders', 'Lab'],
       ['/vlans', '120'],
@@ -230,7 +229,7 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
       address: 'Hanauer Landstraße 1',
     });
     await vlan(org.web, { vlan_number: 4094, name: 'a-rather-long-vlan-name', location_id: site.id });
-    const page = await pageAs(t, org.session, { width: 375, height: 800 });
+    const page = await t.pageAs(org.session, { width: 375, height: 800 });
     for (const [path, text] of [
       ['/vlans', '4094'],
       ['/locations', 'Hanauer Landstraße 1'],

@@ -10,9 +10,9 @@ export { ApiError };
 export const api = createClient({
   baseUrl: window.location.origin,
   headers: { 'X-Requested-With': 'XMLHttpRequest' },
-  // A person is waiting: one retry at most (429s and in-flight 409s), then the answer is shown.
-  maxRetries: 1,
-  maxRetryAfterMs: 5_000,
+  // A person is waiting and can try again: every answer is shown as it came (a 429 with when to retry), and
+  // nothing is sent twice behind their back (a failed test ping retried would be a second ping).
+  maxRetries: 0,
 });
 
 /** Whether an error is the API saying the session is gone (signed out, expired, account deleted). */

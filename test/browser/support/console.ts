@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { rowsOf } from '../../../server/db/connection';
 import * as identity from '../../../server/modules/identity/identity.service';
+import { SESSION_COOKIE } from '../../../server/modules/identity/tokens';
 import type { Plan } from '../../../server/modules/plans/limits';
 import { startSmtpServer } from '../../fixtures/smtp';
 import { clientIp } from '../../support/client';
@@ -23,6 +24,11 @@ export interface ConsoleFixture {
    * 1280×800 unless told.
    */
   newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /**
+   * A new person (their own browser context) signed in with `session`'s cookie, a session the test server made
+   * (`server.newOrg()`, `org.member(role)`): no mail round trip.
+   */
+  pageAs(session: string, viewport?: { width: number; height: number }): Promise<Page>;
   /** Signs in through the login page and the mailed link; lands on the start page. Answers the address. */
   signIn(page: Page, email?: string): Promise<string>;
   /** The organisation of a signed-in address, moved to `plan`. */
@@ -61,6 +67,11 @@ export function useConsole(given: TestServerOptions | (() => TestServerOptions) 
     });
     contexts.push(context);
     return context.newPage();
+  };
+  t.pageAs = async (session, viewport) => {
+    const page = await t.newPage(viewport);
+    await page.context().addCookies([{ name: SESSION_COOKIE, value: session, url: t.server.url }]);
+    return page;
   };
   t.mailedLink = (email, path = '/api/v1/auth/verify') => {
     const mail = t.smtp.lastTo(email) ?? '';

@@ -8,12 +8,7 @@ import type { ConsoleFixture } from './console';
 export { createSubnet };
 
 export function networkHelpers(t: ConsoleFixture) {
-  /** A browser signed in with a session of the organisation (its own person: cookies, client address). */
-  async function pageWith(session: string, viewport?: { width: number; height: number }) {
-    const page = await t.newPage(viewport);
-    await page.context().addCookies([{ name: 'service_session', value: session, url: t.server.url }]);
-    return page;
-  }
+  const pageWith = t.pageAs;
 
   /** A new organisation whose one person is an editor, signed in. */
   async function asEditor(options: Parameters<typeof t.server.newOrg>[0] = {}) {

@@ -13,6 +13,9 @@ export const SignInMethodsMagicLinkDelivery = {
   server_log: 'server_log',
 } as const;
 
+/**
+ * Sign-in by an emailed link, always offered
+ */
 export type SignInMethodsMagicLink = {
   /** `email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop */
   delivery: SignInMethodsMagicLinkDelivery;
@@ -22,6 +25,7 @@ export type SignInMethodsMagicLink = {
  * How a person may sign in on this server
  */
 export interface SignInMethods {
+  /** Sign-in by an emailed link, always offered */
   magic_link: SignInMethodsMagicLink;
   /** Whether Google sign-in is configured (GET /auth/oauth/google starts it) */
   google: boolean;

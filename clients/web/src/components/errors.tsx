@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../api';
 import { Link } from '../router';
-import { clockTime, waitInWords } from './when';
+import { clockTime, waitInWords } from './time';
 
 export interface Problem {
   status: number | null;

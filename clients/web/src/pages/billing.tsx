@@ -11,7 +11,7 @@ import { ApiError, api } from '../api';
 import { ErrorNotice, problemOf } from '../components/errors';
 import { TextField } from '../components/form';
 import { Loaded, Page, UsageBar } from '../components/ui';
-import { fromWhen, waitInWords } from '../components/when';
+import { fromWhen, waitInWords } from '../components/time';
 import { useLocation } from '../router';
 import { useCan } from '../session';
 import './billing.css';

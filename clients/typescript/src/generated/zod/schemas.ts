@@ -10,13 +10,15 @@ import * as zod from 'zod';
  */
 export const GetSignInMethodsResponse = zod
   .object({
-    magic_link: zod.object({
-      delivery: zod
-        .enum(['email', 'server_log'])
-        .describe(
-          '`email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop',
-        ),
-    }),
+    magic_link: zod
+      .object({
+        delivery: zod
+          .enum(['email', 'server_log'])
+          .describe(
+            '`email`: the link is mailed; `server_log`: no mail server is configured, and the link (with the whole message) is written to the server’s log, for a first run on a laptop',
+          ),
+      })
+      .describe('Sign-in by an emailed link, always offered'),
     google: zod.boolean().describe('Whether Google sign-in is configured (GET /auth/oauth/google starts it)'),
   })
   .describe('How a person may sign in on this server');
