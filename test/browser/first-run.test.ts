@@ -102,4 +102,43 @@ describe.skipIf(browserMissing)(`the first run, from npm start to an allocation$
     const addresses = (await response.json()) as { ip: string; status: string }[];
     expect(addresses.map(({ ip, status }) => [ip, status])).toEqual([['10.0.0.1', 'assigned']]);
   });
+
+  it('lays every page out within 375 px and 1440 px: the menu behind a button on a phone, beside the page on a desktop', async () => {
+    const paths = [
+      '/',
+      '/subnets',
+      `/subnets/${subnetId}`,
+      '/folders',
+      '/vlans',
+      '/vrfs',
+      '/locations',
+      '/search?q=10.0',
+    ]
+      .concat(['/import-export', '/developers/api-keys', '/developers/webhooks', '/developers/activity'])
+      .concat(['/billing', '/team', '/account']);
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    const menu = page.getByRole('button', { name: 'Menu' });
+    const widths = [375, 1440];
+    const laidOut = new Map<string, number>();
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const path of paths) {
+        await page.goto(path);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+        laidOut.set(`${path} at ${width}`, await page.evaluate(() => document.documentElement.scrollWidth));
+      }
+      expect(await menu.isVisible()).toBe(width === 375);
+      expect(await nav.isVisible()).toBe(width === 1440);
+    }
+    // The page is as wide as the window: nothing scrolls sideways.
+    expect(Object.fromEntries(laidOut)).toEqual(
+      Object.fromEntries(widths.flatMap((width) => paths.map((path) => [`${path} at ${width}`, width]))),
+    );
+    await page.setViewportSize({ width: 375, height: 800 });
+    await menu.click();
+    await nav.getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('heading', { name: 'Team', level: 1 }).waitFor();
+    expect(await nav.isVisible()).toBe(false);
+  });
 });
