@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type RequestHandler, Router } from 'express';
+import express, { Router } from 'express';
 import helmet from 'helmet';
 
 /** Where `npm run build:web` writes the console. */
@@ -53,12 +53,14 @@ export function consoleRoutes(distDir = CONSOLE_DIST): Router | null {
     pageHeaders,
     express.static(join(distDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
   );
-  const servePage: RequestHandler = (req, res, next) => {
-    // The API's paths, and a file that is not there (a name with an extension), are not pages.
-    if (NOT_CONSOLE.test(req.path) || /\.[a-z0-9]+$/i.test(req.path)) return next();
+  // The API's paths, and a file that is not there (a name with an extension), are not pages: they leave this
+  // router before any of its routes matches, so their headers and the route they are logged under stay the API's.
+  router.use((req, _res, next) =>
+    NOT_CONSOLE.test(req.path) || /\.[a-z0-9]+$/i.test(req.path) ? next('router') : next(),
+  );
+  router.get('*', pageHeaders, (_req, res) => {
     // The page changes with each build and may be behind a sign-in: always revalidated, never stored.
     res.set('Cache-Control', 'no-store').type('html').send(page);
-  };
-  router.get('*', pageHeaders, servePage);
+  });
   return router;
 }

@@ -242,7 +242,7 @@ describe('JSON logs', () => {
       }),
       // A key that exists nowhere (401) and one sent to a route that does not exist (404).
       await fetch(`${app.url}/api/v1/folders?token=${token}`, { headers: { authorization: `Bearer ${token}` } }),
-      await fetch(`${app.url}/nowhere?token=${token}`, { headers: { authorization: `Bearer ${t.org.key}` } }),
+      await fetch(`${app.url}/api/v1/nowhere?token=${token}`, { headers: { authorization: `Bearer ${t.org.key}` } }),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 200, 307, 401, 404]);
     for (const response of responses) await app.lineOf(response.headers.get('x-request-id') as string);
@@ -379,6 +379,7 @@ describe('security headers', () => {
     for (const response of [
       await fetch(`${t.server.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${t.org.key}` } }),
       await fetch(`${t.server.url}/api/v1/folders`), // errors too
+      await fetch(`${t.server.url}/api/v1/no/such/path`), // and a path that is not the API's nor the console's
     ]) {
       expect(response.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
