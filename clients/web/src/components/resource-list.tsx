@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { useCan } from '../session';
+import { Confirm } from './confirm';
 import { ErrorNotice, problemOf } from './errors';
 import { SelectField, TextField } from './form';
 import { Dialog, Loaded, Page } from './ui';
@@ -129,7 +130,14 @@ export function ResourceList<T extends { id: string }, Body>(props: ResourceList
       </Loaded>
       <Dialog open={editing !== null} title={dialogTitle} onClose={close}>
         {editing?.mode === 'delete' ? (
-          <DeleteForm {...props} item={editing.item} onDone={close} />
+          <Confirm
+            action={`Delete ${props.name(editing.item)}`}
+            run={() => props.remove(editing.item.id)}
+            invalidate={EVERY_QUERY}
+            onClose={close}
+          >
+            <p>{props.deletion}</p>
+          </Confirm>
         ) : (
           editing && <EditForm {...props} item={editing.mode === 'edit' ? editing.item : null} onDone={close} />
         )}
@@ -139,6 +147,8 @@ export function ResourceList<T extends { id: string }, Body>(props: ResourceList
 }
 
 /** After a change every answer kept may be out of date: counts, names shown on subnets, choices in forms. */
+const EVERY_QUERY = [[]]; // the empty key begins every key: every query is refreshed
+
 function useChange<V>(run: (value: V) => Promise<unknown>, onDone: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
@@ -198,28 +208,5 @@ function EditForm<T extends { id: string }, Body>({
         </button>
       </div>
     </form>
-  );
-}
-
-function DeleteForm<T extends { id: string }, Body>({
-  item,
-  onDone,
-  ...props
-}: ResourceListProps<T, Body> & { item: T; onDone: () => void }) {
-  const remove = useChange(() => props.remove(item.id), onDone);
-  const name = props.name(item);
-  return (
-    <>
-      <p>{props.deletion}</p>
-      <ErrorNotice error={remove.error} />
-      <div className="form-actions">
-        <button type="button" className="danger" onClick={() => remove.mutate(undefined)} disabled={remove.isPending}>
-          Delete {name}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </>
   );
 }

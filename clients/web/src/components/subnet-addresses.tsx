@@ -6,6 +6,7 @@ import { type UseQueryResult, useMutation, useQuery, useQueryClient } from '@tan
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { AddressStatus } from '../../../typescript/src/index';
 import { api } from '../api';
+import { Confirm } from './confirm';
 import { ErrorNotice } from './errors';
 import { SelectField, TextField } from './form';
 import { Pager, type PageState, usePaging } from './pager';
@@ -135,7 +136,19 @@ export function AddressesSection({
             title={`Delete ${deleting?.ip ?? 'address'}?`}
             onClose={() => setDeleting(null)}
           >
-            {deleting && <DeleteAddress address={deleting} onDone={() => setDeleting(null)} />}
+            {deleting && (
+              <Confirm
+                action={`Delete address ${deleting.ip}`}
+                run={() => api.addresses.delete(deleting.id)}
+                invalidate={ADDRESS_QUERIES}
+                onClose={() => setDeleting(null)}
+              >
+                <p>
+                  The record of {deleting.ip}
+                  {deleting.hostname && ` (${deleting.hostname})`} is deleted and the address is free again.
+                </p>
+              </Confirm>
+            )}
           </Dialog>
         </>
       )}
@@ -144,13 +157,15 @@ export function AddressesSection({
 }
 
 /** What an address write changes: the subnet's page and usage, and the tree's figures. */
+const ADDRESS_QUERIES = [['subnet'], ['subnets']];
+
+/** An address write that refreshes what it changes (without waiting for it) and then calls `onDone`. */
 function useAddressWrite<T, V>(write: (variables: V) => Promise<T>, onDone?: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: write,
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['subnet'] });
-      void queryClient.invalidateQueries({ queryKey: ['subnets'] });
+      for (const queryKey of ADDRESS_QUERIES) void queryClient.invalidateQueries({ queryKey });
       onDone?.();
     },
   });
@@ -238,26 +253,5 @@ function EditAddressForm({ address, onDone }: { address: Address; onDone(): void
         </button>
       </div>
     </form>
-  );
-}
-
-function DeleteAddress({ address, onDone }: { address: Address; onDone(): void }) {
-  const remove = useAddressWrite(() => api.addresses.delete(address.id), onDone);
-  return (
-    <>
-      <p>
-        The record of {address.ip}
-        {address.hostname && ` (${address.hostname})`} is deleted and the address is free again.
-      </p>
-      <ErrorNotice error={remove.error} />
-      <div className="form-actions">
-        <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate(undefined)}>
-          Delete address {address.ip}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </>
   );
 }

@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
+import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
 import { CheckboxField, TextField } from '../components/form';
@@ -39,6 +40,7 @@ export function ApiKeysPage() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keysKey }),
   });
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const closeRevoke = () => setRevoking(null);
   const created = create.data;
 
   return (
@@ -87,7 +89,21 @@ export function ApiKeysPage() {
           {(list) => (list.length === 0 ? <p>No API keys yet.</p> : <KeysTable keys={list} onRevoke={setRevoking} />)}
         </Loaded>
       </section>
-      <RevokeDialog apiKey={revoking} onClose={() => setRevoking(null)} />
+      <Dialog open={revoking !== null} title="Revoke API key" onClose={closeRevoke}>
+        {revoking && (
+          <Confirm
+            action={`Revoke ${revoking.name}`}
+            run={() => api.apiKeys.revoke(revoking.id)}
+            invalidate={[keysKey]}
+            onClose={closeRevoke}
+          >
+            <p>
+              Revoke <strong>{revoking.name}</strong> (<code>{revoking.key_prefix}…</code>)? Requests with it are
+              refused at once. This cannot be undone.
+            </p>
+          </Confirm>
+        )}
+      </Dialog>
     </Page>
   );
 }
@@ -191,46 +207,5 @@ function KeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey)
         </tbody>
       </table>
     </div>
-  );
-}
-
-function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: (id: string) => api.apiKeys.revoke(id),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: keysKey });
-      close();
-    },
-  });
-  const close = () => {
-    revoke.reset();
-    onClose();
-  };
-  return (
-    <Dialog open={apiKey !== null} title="Revoke API key" onClose={close}>
-      {apiKey && (
-        <>
-          <p>
-            Revoke <strong>{apiKey.name}</strong> (<code>{apiKey.key_prefix}…</code>)? Requests with it are refused at
-            once. This cannot be undone.
-          </p>
-          <ErrorNotice error={revoke.error} />
-          <div className="form-actions">
-            <button
-              type="button"
-              className="danger"
-              disabled={revoke.isPending}
-              onClick={() => revoke.mutate(apiKey.id)}
-            >
-              Revoke {apiKey.name}
-            </button>
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-          </div>
-        </>
-      )}
-    </Dialog>
   );
 }

@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
+import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { SelectField } from '../components/form';
 import { AddressesSection, useAddressPage } from '../components/subnet-addresses';
@@ -301,21 +302,23 @@ function DeleteForm({
   onCancel(): void;
 }) {
   const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => api.subnets.delete(subnet.id),
-    onSuccess: () => {
-      navigate(`/subnets?deleted=${encodeURIComponent(subnet.network)}`);
-      void queryClient.invalidateQueries({ queryKey: ['subnets'] });
-      queryClient.removeQueries({ queryKey: ['subnet', subnet.id] });
-    },
-  });
+  const deleted = () => {
+    navigate(`/subnets?deleted=${encodeURIComponent(subnet.network)}`);
+    void queryClient.invalidateQueries({ queryKey: ['subnets'] });
+    queryClient.removeQueries({ queryKey: ['subnet', subnet.id] });
+  };
   const children = subnet.children.length;
   const own =
     ownAddresses === undefined
       ? 'its own address records'
       : `its ${ownAddresses.toLocaleString()} own address record${ownAddresses === 1 ? '' : 's'}`;
   return (
-    <>
+    <Confirm
+      action={`Delete subnet ${subnet.network}`}
+      run={() => api.subnets.delete(subnet.id)}
+      onClose={onCancel}
+      onDone={deleted}
+    >
       <p>This cannot be undone. Deleted with {subnet.network}:</p>
       <ul className="cascade">
         <li>{own};</li>
@@ -336,15 +339,6 @@ function DeleteForm({
           <li>no child subnets: it has none.</li>
         )}
       </ul>
-      <ErrorNotice error={remove.error} />
-      <div className="form-actions">
-        <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-          Delete subnet {subnet.network}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </>
+    </Confirm>
   );
 }

@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
+import { Confirm } from '../components/confirm';
 import { ErrorNotice, problemOf } from '../components/errors';
 import { SelectField, TextField } from '../components/form';
 import { Time } from '../components/time';
@@ -52,6 +53,7 @@ export function TeamPage(_props: Record<string, string>) {
 
 function Members({ members, admin }: { members: Member[]; admin: boolean }) {
   const [removing, setRemoving] = useState<Member | null>(null);
+  const closeRemove = () => setRemoving(null);
   return (
     <>
       <div className="table-wrap">
@@ -88,7 +90,24 @@ function Members({ members, admin }: { members: Member[]; admin: boolean }) {
           </tbody>
         </table>
       </div>
-      {admin && <RemoveDialog member={removing} onClose={() => setRemoving(null)} />}
+      {admin && (
+        <Dialog open={removing !== null} title="Remove a member" onClose={closeRemove}>
+          {removing && (
+            <Confirm
+              action={`Remove ${removing.email}`}
+              run={() => api.team.removeMember(removing.user_id)}
+              invalidate={[MEMBERS_KEY]}
+              onClose={closeRemove}
+              cancel={`Keep ${removing.email}`}
+            >
+              <p>
+                Remove <strong>{removing.email}</strong> ({removing.role}) from the organisation? Their sessions and API
+                keys stop working at once; what they made stays.
+              </p>
+            </Confirm>
+          )}
+        </Dialog>
+      )}
     </>
   );
 }
@@ -147,48 +166,6 @@ function RoleForm({ member }: { member: Member }) {
       )}
       <ErrorNotice error={change.error} />
     </form>
-  );
-}
-
-/** Removing a member, confirmed: their sessions and keys stop at once. */
-function RemoveDialog({ member, onClose }: { member: Member | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (userId: string) => api.team.removeMember(userId),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
-      onClose();
-    },
-  });
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
-  return (
-    <Dialog open={member !== null} title="Remove a member" onClose={close}>
-      {member && (
-        <>
-          <p>
-            Remove <strong>{member.email}</strong> ({member.role}) from the organisation? Their sessions and API keys
-            stop working at once; what they made stays.
-          </p>
-          <ErrorNotice error={remove.error} />
-          <div className="form-actions">
-            <button
-              type="button"
-              className="danger"
-              disabled={remove.isPending}
-              onClick={() => remove.mutate(member.user_id)}
-            >
-              Remove {member.email}
-            </button>
-            <button type="button" onClick={close}>
-              Keep {member.email}
-            </button>
-          </div>
-        </>
-      )}
-    </Dialog>
   );
 }
 

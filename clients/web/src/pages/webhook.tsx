@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api';
+import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
 import { CheckboxField, TextField } from '../components/form';
@@ -46,6 +47,11 @@ function WebhookDetail({ id }: { id: string }) {
   // The new secret lives in this mutation's state only: shown once, never cached.
   const rotate = useMutation({ mutationFn: () => api.webhooks.rotateSecret(id), gcTime: 0 });
   const close = () => setConfirming(null);
+  const deleted = () => {
+    queryClient.removeQueries({ queryKey: ['webhooks', id] });
+    void queryClient.invalidateQueries({ queryKey: ['webhooks'], exact: true });
+    navigate('/developers/webhooks');
+  };
   const actions = webhook.data && (
     <>
       <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
@@ -93,15 +99,26 @@ function WebhookDetail({ id }: { id: string }) {
             <Deliveries id={id} />
             <Settings key={data.id} webhook={data} />
             <Dialog open={confirming === 'rotate'} title="Rotate the signing secret" onClose={close}>
-              <RotateConfirm
-                onConfirm={() => rotate.mutate(undefined, { onSuccess: close })}
-                pending={rotate.isPending}
-                error={rotate.error}
-                onClose={close}
-              />
+              {/* The page's mutation runs it: the new secret shows outside the dialog. */}
+              <Confirm action="Rotate secret now" run={() => rotate.mutateAsync()} onClose={close}>
+                <p>
+                  The current secret stops working at once: the next event and test are signed with the new one, so
+                  update the endpoint’s verification right after. The new secret is shown once.
+                </p>
+              </Confirm>
             </Dialog>
             <Dialog open={confirming === 'delete'} title="Delete webhook" onClose={close}>
-              <DeleteConfirm webhook={data} onClose={close} />
+              <Confirm
+                action="Delete webhook and its history"
+                run={() => api.webhooks.delete(id)}
+                onClose={close}
+                onDone={deleted}
+              >
+                <p>
+                  Delete the webhook to <code>{data.url}</code>? No more events are sent to it, and its delivery history
+                  is deleted with it. This cannot be undone.
+                </p>
+              </Confirm>
             </Dialog>
           </>
         )}
@@ -283,64 +300,5 @@ function Deliveries({ id }: { id: string }) {
         )}
       </Loaded>
     </section>
-  );
-}
-
-function RotateConfirm({
-  onConfirm,
-  pending,
-  error,
-  onClose,
-}: {
-  onConfirm: () => void;
-  pending: boolean;
-  error: unknown;
-  onClose: () => void;
-}) {
-  return (
-    <>
-      <p>
-        The current secret stops working at once: the next event and test are signed with the new one, so update the
-        endpoint’s verification right after. The new secret is shown once.
-      </p>
-      <ErrorNotice error={error} />
-      <div className="form-actions">
-        <button type="button" className="danger" disabled={pending} onClick={onConfirm}>
-          Rotate secret now
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </>
-  );
-}
-
-function DeleteConfirm({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => api.webhooks.delete(webhook.id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ['webhooks', webhook.id] });
-      void queryClient.invalidateQueries({ queryKey: ['webhooks'], exact: true });
-      navigate('/developers/webhooks');
-    },
-  });
-  return (
-    <>
-      <p>
-        Delete the webhook to <code>{webhook.url}</code>? No more events are sent to it, and its delivery history is
-        deleted with it. This cannot be undone.
-      </p>
-      <ErrorNotice error={remove.error} />
-      <div className="form-actions">
-        <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-          Delete webhook and its history
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-    </>
   );
 }
