@@ -9,7 +9,7 @@ import { useCan } from '../session';
 import { Confirm } from './confirm';
 import { ErrorNotice, problemOf } from './errors';
 import { SelectField, TextField } from './form';
-import { Dialog, Loaded, Page } from './ui';
+import { Dialog, Loaded, Page, Table } from './ui';
 import './resource-list.css';
 
 export type Values = Record<string, string>;
@@ -87,44 +87,33 @@ export function ResourceList<T extends { id: string }, Body>(props: ResourceList
           items.length === 0 ? (
             <p className="card">No {plural} yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table className="resource-table">
-                <caption className="sr-only">{title}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{fields[0].label}</th>
-                    {props.columns.map((column) => (
-                      <th key={column.label} scope="col" className={column.num ? 'num' : undefined}>
-                        {column.label}
-                      </th>
-                    ))}
-                    {canEdit && <th scope="col">Actions</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((item) => (
-                    <tr key={item.id}>
-                      <th scope="row">{String(item[fields[0].name])}</th>
-                      {props.columns.map((column) => (
-                        <td key={column.label} className={column.num ? 'num' : undefined}>
-                          {column.cell(item)}
-                        </td>
-                      ))}
-                      {canEdit && (
-                        <td className="resource-actions">
-                          <button type="button" onClick={() => setEditing({ mode: 'edit', item })}>
-                            Edit<span className="sr-only"> {props.name(item)}</span>
-                          </button>
-                          <button type="button" onClick={() => setEditing({ mode: 'delete', item })}>
-                            Delete<span className="sr-only"> {props.name(item)}</span>
-                          </button>
-                        </td>
-                      )}
-                    </tr>
+            <Table
+              className="resource-table"
+              caption={title}
+              // A column's label and num are its heading.
+              headings={[fields[0].label, ...props.columns, canEdit && 'Actions']}
+            >
+              {items.map((item) => (
+                <tr key={item.id}>
+                  <th scope="row">{String(item[fields[0].name])}</th>
+                  {props.columns.map((column) => (
+                    <td key={column.label} className={column.num ? 'num' : undefined}>
+                      {column.cell(item)}
+                    </td>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                  {canEdit && (
+                    <td className="resource-actions">
+                      <button type="button" onClick={() => setEditing({ mode: 'edit', item })}>
+                        Edit<span className="sr-only"> {props.name(item)}</span>
+                      </button>
+                      <button type="button" onClick={() => setEditing({ mode: 'delete', item })}>
+                        Delete<span className="sr-only"> {props.name(item)}</span>
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>

@@ -11,7 +11,7 @@ import { ErrorNotice } from './errors';
 import { SelectField, TextField } from './form';
 import { Pager, type PageState, usePaging } from './pager';
 import { formErrors, type SubnetDetail, useValues } from './subnet-forms';
-import { Dialog, Loaded } from './ui';
+import { Dialog, Loaded, Table } from './ui';
 
 type Address = Awaited<ReturnType<typeof api.addresses.list>>[number];
 type CreateBody = Parameters<typeof api.addresses.create>[1];
@@ -67,48 +67,43 @@ export function AddressesSection({
             <p className="muted">No address is recorded in {subnet.network} yet.</p>
           ) : (
             <>
-              <div className="table-wrap">
-                <table>
-                  <caption className="sr-only">Addresses of {subnet.network}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">IP address</th>
-                      <th scope="col">Hostname</th>
-                      <th scope="col">MAC address</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Owner</th>
-                      <th scope="col">Description</th>
-                      {canEdit && <th scope="col">Actions</th>}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {items.map((address) => (
-                      <tr key={address.id}>
-                        <td>
-                          <code>{address.ip}</code>
-                        </td>
-                        <td>{address.hostname}</td>
-                        <td>
-                          <code>{address.mac_address}</code>
-                        </td>
-                        <td>{address.status}</td>
-                        <td>{address.owner}</td>
-                        <td>{address.description}</td>
-                        {canEdit && (
-                          <td className="row-actions">
-                            <button type="button" onClick={() => setEditing(address)}>
-                              Edit<span className="sr-only"> address {address.ip}</span>
-                            </button>
-                            <button type="button" onClick={() => setDeleting(address)}>
-                              Delete<span className="sr-only"> address {address.ip}</span>
-                            </button>
-                          </td>
-                        )}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                caption={`Addresses of ${subnet.network}`}
+                headings={[
+                  'IP address',
+                  'Hostname',
+                  'MAC address',
+                  'Status',
+                  'Owner',
+                  'Description',
+                  canEdit && 'Actions',
+                ]}
+              >
+                {items.map((address) => (
+                  <tr key={address.id}>
+                    <td>
+                      <code>{address.ip}</code>
+                    </td>
+                    <td>{address.hostname}</td>
+                    <td>
+                      <code>{address.mac_address}</code>
+                    </td>
+                    <td>{address.status}</td>
+                    <td>{address.owner}</td>
+                    <td>{address.description}</td>
+                    {canEdit && (
+                      <td className="row-actions">
+                        <button type="button" onClick={() => setEditing(address)}>
+                          Edit<span className="sr-only"> address {address.ip}</span>
+                        </button>
+                        <button type="button" onClick={() => setDeleting(address)}>
+                          Delete<span className="sr-only"> address {address.ip}</span>
+                        </button>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </Table>
               <Pager
                 label="Addresses"
                 offset={offset}

@@ -1,4 +1,4 @@
-/** Small pieces every page uses: the page frame, usage bars, dialogs, a secret shown once, loading states. */
+/** Small pieces every page uses: the page frame, usage bars, dialogs, a secret shown once, loading states, tables. */
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from './errors';
 
@@ -120,5 +120,47 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
         {copied ? 'Copied to the clipboard' : ''}
       </p>
     </section>
+  );
+}
+
+/** A column heading: its text, or that with `num` (figures, right-aligned) or `hidden` (for screen readers only). */
+export type Heading = string | { label: string; num?: boolean; hidden?: boolean };
+
+/**
+ * A table with its column headings (`false` leaves a column out, e.g. one for editors only) and its rows,
+ * scrolling sideways by itself on a narrow screen; `caption` names it for screen readers.
+ */
+export function Table({
+  headings,
+  caption,
+  className,
+  children,
+}: {
+  headings: (Heading | false)[];
+  caption?: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="table-wrap">
+      <table className={className}>
+        {caption && <caption className="sr-only">{caption}</caption>}
+        <thead>
+          <tr>
+            {headings
+              .filter((heading) => heading !== false)
+              .map((heading) => {
+                const { label, num, hidden } = typeof heading === 'string' ? { label: heading } : heading;
+                return (
+                  <th key={label} scope="col" className={num ? 'num' : undefined}>
+                    {hidden ? <span className="sr-only">{label}</span> : label}
+                  </th>
+                );
+              })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }

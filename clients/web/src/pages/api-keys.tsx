@@ -12,7 +12,7 @@ import { focusOnMount } from '../components/focus';
 import { CheckboxField, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
-import { Dialog, Loaded, Page, SecretOnce } from '../components/ui';
+import { Dialog, Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link } from '../router';
 import { useCan, useSession } from '../session';
 import './developers.css';
@@ -167,45 +167,29 @@ function CreateKeyForm({
 function KeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey) => void }) {
   const canManage = useCan('editor');
   return (
-    <div className="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            {canManage && (
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td>{key.name}</td>
-              <td className="nowrap">
-                <code>{key.key_prefix}…</code>
-              </td>
-              <td>{key.permissions.join(', ')}</td>
-              <td className="nowrap">
-                <Time at={key.created_at} />
-              </td>
-              <td className="nowrap">{key.last_used_at ? <Time at={key.last_used_at} /> : 'never'}</td>
-              {canManage && (
-                <td>
-                  <button type="button" onClick={() => onRevoke(key)}>
-                    Revoke key {key.name}
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      headings={['Name', 'Key', 'Permissions', 'Created', 'Last used', canManage && { label: 'Actions', hidden: true }]}
+    >
+      {keys.map((key) => (
+        <tr key={key.id}>
+          <td>{key.name}</td>
+          <td className="nowrap">
+            <code>{key.key_prefix}…</code>
+          </td>
+          <td>{key.permissions.join(', ')}</td>
+          <td className="nowrap">
+            <Time at={key.created_at} />
+          </td>
+          <td className="nowrap">{key.last_used_at ? <Time at={key.last_used_at} /> : 'never'}</td>
+          {canManage && (
+            <td>
+              <button type="button" onClick={() => onRevoke(key)}>
+                Revoke key {key.name}
+              </button>
+            </td>
+          )}
+        </tr>
+      ))}
+    </Table>
   );
 }

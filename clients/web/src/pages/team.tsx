@@ -10,7 +10,7 @@ import { Confirm } from '../components/confirm';
 import { ErrorNotice, problemOf } from '../components/errors';
 import { SelectField, TextField } from '../components/form';
 import { Time } from '../components/time';
-import { Dialog, Loaded, Page } from '../components/ui';
+import { Dialog, Loaded, Page, Table } from '../components/ui';
 import { type Role, useCan, useSession } from '../session';
 import './team.css';
 
@@ -56,40 +56,27 @@ function Members({ members, admin }: { members: Member[]; admin: boolean }) {
   const closeRemove = () => setRemoving(null);
   return (
     <>
-      <div className="table-wrap">
-        <table className="members">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              {admin && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((member) => (
-              <tr key={member.user_id}>
-                <td>
-                  <You member={member} />
-                </td>
-                <td>{member.name || <span className="muted">not given</span>}</td>
-                <td>{admin ? <RoleForm member={member} /> : member.role}</td>
-                <td>
-                  <Time at={member.accepted_at} />
-                </td>
-                {admin && (
-                  <td>
-                    <button type="button" onClick={() => setRemoving(member)}>
-                      Remove<span className="sr-only"> {member.email}</span>
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table className="members" headings={['Email', 'Name', 'Role', 'Joined', admin && 'Actions']}>
+        {members.map((member) => (
+          <tr key={member.user_id}>
+            <td>
+              <You member={member} />
+            </td>
+            <td>{member.name || <span className="muted">not given</span>}</td>
+            <td>{admin ? <RoleForm member={member} /> : member.role}</td>
+            <td>
+              <Time at={member.accepted_at} />
+            </td>
+            {admin && (
+              <td>
+                <button type="button" onClick={() => setRemoving(member)}>
+                  Remove<span className="sr-only"> {member.email}</span>
+                </button>
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
       {admin && (
         <Dialog open={removing !== null} title="Remove a member" onClose={closeRemove}>
           {removing && (
@@ -243,38 +230,25 @@ function Invitations() {
           list.length === 0 ? (
             <p className="muted">No pending invitations.</p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((invitation) => (
-                    <tr key={invitation.id}>
-                      <td>{invitation.email}</td>
-                      <td>{invitation.role}</td>
-                      <td>
-                        <Time at={invitation.created_at} />
-                      </td>
-                      <td>
-                        <Time at={invitation.expires_at} />
-                      </td>
-                      <td>
-                        <button type="button" disabled={cancel.isPending} onClick={() => cancel.mutate(invitation.id)}>
-                          Cancel<span className="sr-only"> invitation to {invitation.email}</span>
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table headings={['Email', 'Role', 'Sent', 'Expires', 'Actions']}>
+              {list.map((invitation) => (
+                <tr key={invitation.id}>
+                  <td>{invitation.email}</td>
+                  <td>{invitation.role}</td>
+                  <td>
+                    <Time at={invitation.created_at} />
+                  </td>
+                  <td>
+                    <Time at={invitation.expires_at} />
+                  </td>
+                  <td>
+                    <button type="button" disabled={cancel.isPending} onClick={() => cancel.mutate(invitation.id)}>
+                      Cancel<span className="sr-only"> invitation to {invitation.email}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>

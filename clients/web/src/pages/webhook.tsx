@@ -13,7 +13,7 @@ import { CheckboxField, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Pager, usePaging } from '../components/pager';
 import { Time } from '../components/time';
-import { Dialog, Loaded, Page, SecretOnce } from '../components/ui';
+import { Dialog, Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
@@ -252,48 +252,37 @@ function Deliveries({ id }: { id: string }) {
             {list.length === 0 ? (
               <p>No deliveries {page.offset > 0 ? 'on this page' : 'yet'}.</p>
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col" className="num">
-                        Response
-                      </th>
-                      <th scope="col" className="num">
-                        Duration
-                      </th>
-                      <th scope="col" className="num">
-                        Attempt
-                      </th>
-                      <th scope="col">Time</th>
+              <Table
+                headings={[
+                  'Event',
+                  'Status',
+                  { label: 'Response', num: true },
+                  { label: 'Duration', num: true },
+                  { label: 'Attempt', num: true },
+                  'Time',
+                ]}
+              >
+                {list.map((delivery) => {
+                  const status = delivery.response_status;
+                  const ok = status !== null && status >= 200 && status < 300;
+                  return (
+                    <tr key={delivery.id}>
+                      <td>
+                        <code>{delivery.event_type}</code>
+                      </td>
+                      <td>
+                        <span className={`badge ${ok ? 'ok' : 'failed'}`}>{ok ? 'delivered' : 'failed'}</span>
+                      </td>
+                      <td className="num">{status ?? 'no response'}</td>
+                      <td className="num">{delivery.duration_ms} ms</td>
+                      <td className="num">{delivery.attempt}</td>
+                      <td className="nowrap">
+                        <Time at={delivery.delivered_at} />
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((delivery) => {
-                      const status = delivery.response_status;
-                      const ok = status !== null && status >= 200 && status < 300;
-                      return (
-                        <tr key={delivery.id}>
-                          <td>
-                            <code>{delivery.event_type}</code>
-                          </td>
-                          <td>
-                            <span className={`badge ${ok ? 'ok' : 'failed'}`}>{ok ? 'delivered' : 'failed'}</span>
-                          </td>
-                          <td className="num">{status ?? 'no response'}</td>
-                          <td className="num">{delivery.duration_ms} ms</td>
-                          <td className="num">{delivery.attempt}</td>
-                          <td className="nowrap">
-                            <Time at={delivery.delivered_at} />
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+                  );
+                })}
+              </Table>
             )}
             <Pager label="Deliveries" {...page} shown={list.length} limits={DELIVERY_LIMITS} onChange={page.setPage} />
           </>

@@ -10,7 +10,7 @@ import { focusOnMount } from '../components/focus';
 import { TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
-import { Loaded, Page, SecretOnce } from '../components/ui';
+import { Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link } from '../router';
 import { useCan, useSession } from '../session';
 import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
@@ -76,42 +76,26 @@ function Webhooks() {
             list.length === 0 ? (
               <p>No webhook endpoints yet.</p>
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">URL</th>
-                      <th scope="col">Description</th>
-                      <th scope="col">Events</th>
-                      <th scope="col">Status</th>
-                      <th scope="col" className="num">
-                        Failures
-                      </th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((webhook) => (
-                      <tr key={webhook.id}>
-                        <td className="url">
-                          <Link to={`/developers/webhooks/${webhook.id}`}>{webhook.url}</Link>
-                        </td>
-                        <td>{webhook.description}</td>
-                        <td>
-                          <EventTypesList types={webhook.event_types} />
-                        </td>
-                        <td>
-                          <ActiveBadge active={webhook.is_active} />
-                        </td>
-                        <td className="num">{webhook.failure_count}</td>
-                        <td className="nowrap">
-                          <Time at={webhook.created_at} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table headings={['URL', 'Description', 'Events', 'Status', { label: 'Failures', num: true }, 'Created']}>
+                {list.map((webhook) => (
+                  <tr key={webhook.id}>
+                    <td className="url">
+                      <Link to={`/developers/webhooks/${webhook.id}`}>{webhook.url}</Link>
+                    </td>
+                    <td>{webhook.description}</td>
+                    <td>
+                      <EventTypesList types={webhook.event_types} />
+                    </td>
+                    <td>
+                      <ActiveBadge active={webhook.is_active} />
+                    </td>
+                    <td className="num">{webhook.failure_count}</td>
+                    <td className="nowrap">
+                      <Time at={webhook.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             )
           }
         </Loaded>
