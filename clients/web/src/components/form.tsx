@@ -69,3 +69,30 @@ export function CheckboxField({ label, ...input }: { label: string } & InputHTML
     </div>
   );
 }
+
+/** A form's buttons: the one that submits it (off while its request runs) and, with `onCancel`, the way out. */
+export function FormActions({
+  label,
+  pending,
+  onCancel,
+  danger = false,
+}: {
+  label: string;
+  pending: boolean;
+  onCancel?: () => void;
+  /** For a submit that destroys something (a split): the danger colour instead of the primary one. */
+  danger?: boolean;
+}) {
+  return (
+    <div className="form-actions">
+      <button type="submit" className={danger ? 'danger' : 'primary'} disabled={pending}>
+        {label}
+      </button>
+      {onCancel && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}

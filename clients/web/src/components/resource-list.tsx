@@ -8,7 +8,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { useCan } from '../session';
 import { Confirm } from './confirm';
 import { ErrorNotice, problemOf } from './errors';
-import { SelectField, TextField } from './form';
+import { FormActions, SelectField, TextField } from './form';
 import { Dialog, Loaded, Page, Table } from './ui';
 import './resource-list.css';
 
@@ -188,14 +188,7 @@ function EditForm<T extends { id: string }, Body>({
         );
       })}
       {!props.fields.some((field) => field.name in named) && <ErrorNotice error={save.error} />}
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {action}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label={action} pending={save.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -8,7 +8,7 @@ import { AddressStatus } from '../../../typescript/src/index';
 import { api } from '../api';
 import { Confirm } from './confirm';
 import { ErrorNotice } from './errors';
-import { SelectField, TextField } from './form';
+import { FormActions, SelectField, TextField } from './form';
 import { Pager, type PageState, usePaging } from './pager';
 import { formErrors, type SubnetDetail, useValues } from './subnet-forms';
 import { Dialog, Loaded, Table } from './ui';
@@ -203,11 +203,7 @@ function AddAddressForm({ subnet }: { subnet: SubnetDetail }) {
           Added {added}.
         </p>
       )}
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Add address
-        </button>
-      </div>
+      <FormActions label="Add address" pending={create.isPending} />
     </form>
   );
 }
@@ -239,14 +235,7 @@ function EditAddressForm({ address, onDone }: { address: Address; onDone(): void
       <TextField label="Owner" error={messages.owner} {...bind('owner')} />
       <TextField label="Description" error={messages.description} {...bind('description')} />
       <ErrorNotice error={notice} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={update.isPending}>
-          Save address {address.ip}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label={`Save address ${address.ip}`} pending={update.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice, problemOf } from './errors';
-import { CheckboxField, SelectField, TextField } from './form';
+import { CheckboxField, FormActions, SelectField, TextField } from './form';
 
 type CreateAnswer = Awaited<ReturnType<typeof api.subnets.create>>;
 type CreateBody = Parameters<typeof api.subnets.create>[0];
@@ -158,14 +158,7 @@ export function CreateSubnetForm({
       <CheckboxField label="Tracked: counts in the utilisation of the subnets around it" {...bind('tracked')} />
       <ErrorNotice error={choices.error} />
       <ErrorNotice error={notice} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create subnet
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Create subnet" pending={create.isPending} onCancel={onCancel} />
     </form>
   );
 }
@@ -269,14 +262,7 @@ export function EditSubnetForm({ subnet, onDone }: { subnet: SubnetDetail; onDon
       <CheckboxField label="Included in reachability scans" {...bind('scan_enabled')} />
       <ErrorNotice error={choices.error} />
       <ErrorNotice error={notice} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={update.isPending}>
-          Save subnet
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions label="Save subnet" pending={update.isPending} onCancel={onDone} />
     </form>
   );
 }

@@ -9,7 +9,7 @@ import { api } from '../api';
 import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
-import { CheckboxField, TextField } from '../components/form';
+import { CheckboxField, FormActions, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
 import { Dialog, Loaded, Page, SecretOnce, Table } from '../components/ui';
@@ -155,11 +155,7 @@ function CreateKeyForm({
         )}
       </fieldset>
       <ErrorNotice error={problem.notice} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={pending}>
-          Create API key
-        </button>
-      </div>
+      <FormActions label="Create API key" pending={pending} />
     </form>
   );
 }

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
-import { SelectField } from '../components/form';
+import { FormActions, SelectField } from '../components/form';
 import { AddressesSection, useAddressPage } from '../components/subnet-addresses';
 import { EditSubnetForm, type SubnetDetail } from '../components/subnet-forms';
 import { bitsOf, prefixOf, SpaceTools } from '../components/subnet-tools';
@@ -252,14 +252,12 @@ function SplitForm({
         </ul>
       </div>
       <ErrorNotice error={split.error} />
-      <div className="form-actions">
-        <button type="submit" className="danger" disabled={split.isPending}>
-          Split {subnet.network} into {parts}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions
+        label={`Split ${subnet.network} into ${parts}`}
+        pending={split.isPending}
+        onCancel={onCancel}
+        danger
+      />
     </form>
   );
 }

@@ -9,7 +9,7 @@ import { api } from '../api';
 import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
-import { CheckboxField, TextField } from '../components/form';
+import { CheckboxField, FormActions, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Pager, usePaging } from '../components/pager';
 import { Time } from '../components/time';
@@ -217,11 +217,7 @@ function Settings({ webhook }: { webhook: Webhook }) {
       <p aria-live="polite" className="muted">
         {save.isSuccess && 'Saved.'}
       </p>
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save webhook
-        </button>
-      </div>
+      <FormActions label="Save webhook" pending={save.isPending} />
     </form>
   );
 }

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
-import { TextField } from '../components/form';
+import { FormActions, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
 import { Loaded, Page, SecretOnce, Table } from '../components/ui';
@@ -156,11 +156,7 @@ function CreateWebhookForm({
         error={eventsProblem ?? problem.fields.event_types}
       />
       <ErrorNotice error={problem.notice} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={pending}>
-          Add endpoint
-        </button>
-      </div>
+      <FormActions label="Add endpoint" pending={pending} />
     </form>
   );
 }
