@@ -1,4 +1,7 @@
-/** Small pieces every page uses: the page frame, usage bars, dialogs, a secret shown once, loading states, tables. */
+/**
+ * Small pieces every page uses: the page frame, usage bars, dialogs, a secret shown once, loading states,
+ * tables and the facts of a description list.
+ */
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from './errors';
 
@@ -161,6 +164,16 @@ export function Table({
         </thead>
         <tbody>{children}</tbody>
       </table>
+    </div>
+  );
+}
+
+/** A term and its value in a description list (`<dl>`): a `<div>` each pair, as the styles expect. */
+export function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
     </div>
   );
 }

@@ -12,7 +12,7 @@ import { AddressesSection, useAddressPage } from '../components/subnet-addresses
 import { EditSubnetForm, type SubnetDetail } from '../components/subnet-forms';
 import { bitsOf, prefixOf, SpaceTools } from '../components/subnet-tools';
 import { percent } from '../components/subnet-tree';
-import { Dialog, Loaded, Page, UsageBar } from '../components/ui';
+import { Dialog, Fact, Loaded, Page, UsageBar } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import './subnets.css';
@@ -150,10 +150,9 @@ function Details({ subnet }: { subnet: SubnetDetail }) {
       <h2 id="details-title">Details</h2>
       <dl className="details">
         {rows.map(([term, value]) => (
-          <div key={term}>
-            <dt>{term}</dt>
-            <dd>{value}</dd>
-          </div>
+          <Fact key={term} term={term}>
+            {value}
+          </Fact>
         ))}
       </dl>
     </section>

@@ -13,7 +13,7 @@ import { CheckboxField, FormActions, TextField } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Pager, usePaging } from '../components/pager';
 import { Time } from '../components/time';
-import { Dialog, Loaded, Page, SecretOnce, Table } from '../components/ui';
+import { Dialog, Fact, Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
 import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
@@ -130,34 +130,19 @@ function WebhookDetail({ id }: { id: string }) {
 function Summary({ webhook }: { webhook: Webhook }) {
   return (
     <dl className="card summary">
-      <div>
-        <dt>URL</dt>
-        <dd>
-          <code>{webhook.url}</code>
-        </dd>
-      </div>
-      <div>
-        <dt>Status</dt>
-        <dd>
-          <ActiveBadge active={webhook.is_active} />
-        </dd>
-      </div>
-      <div>
-        <dt>Consecutive failures</dt>
-        <dd>{webhook.failure_count}</dd>
-      </div>
-      <div>
-        <dt>Events</dt>
-        <dd>
-          <EventTypesList types={webhook.event_types} />
-        </dd>
-      </div>
-      <div>
-        <dt>Created</dt>
-        <dd>
-          <Time at={webhook.created_at} />
-        </dd>
-      </div>
+      <Fact term="URL">
+        <code>{webhook.url}</code>
+      </Fact>
+      <Fact term="Status">
+        <ActiveBadge active={webhook.is_active} />
+      </Fact>
+      <Fact term="Consecutive failures">{webhook.failure_count}</Fact>
+      <Fact term="Events">
+        <EventTypesList types={webhook.event_types} />
+      </Fact>
+      <Fact term="Created">
+        <Time at={webhook.created_at} />
+      </Fact>
     </dl>
   );
 }
