@@ -1,10 +1,11 @@
 /**
  * What the webhook pages share: the event types a subscription may choose (every type the API sends, from
- * the SDK generated from the contract; `ping` is only the test's), how a choice is shown, and its control.
+ * the SDK generated from the contract; `ping` is only the test's), how a choice is shown, its control, and
+ * the fields of an endpoint that both its creation and its settings edit.
  */
 import { useId } from 'react';
 import { WebhookEventType } from '../../../typescript/src/index';
-import { CheckboxField } from '../components/form';
+import { CheckboxField, TextField } from '../components/form';
 
 export type EventType = Exclude<WebhookEventType, 'ping'>;
 
@@ -44,7 +45,7 @@ export function EventTypesList({ types }: { types: readonly string[] }) {
  * The choice of event types: every event (the API's empty list), or those ticked. `value` null stands for
  * "only these" with none ticked yet, which the form refuses (the API would take it as every event).
  */
-export function EventTypesField({
+function EventTypesField({
   value,
   onChange,
   error,
@@ -98,5 +99,59 @@ export function EventTypesField({
 }
 
 /** The message of a choice the form refuses before asking the API, or undefined. */
-export const eventTypesProblem = (value: EventType[] | null) =>
+const eventTypesProblem = (value: EventType[] | null) =>
   value === null ? 'Choose at least one event type, or every event' : undefined;
+
+/** An endpoint as its forms edit it (`event_types` as EventTypesField's value). */
+export interface EndpointValues {
+  url: string;
+  description: string;
+  event_types: EventType[] | null;
+}
+
+/**
+ * The URL, description and event types of an endpoint, with the API's messages (`errors`, by field) and,
+ * once the form was `tried`, its own about the event types; `hints` for someone adding one.
+ */
+export function EndpointFields({
+  values,
+  onChange,
+  errors,
+  tried,
+  hints = false,
+}: {
+  values: EndpointValues;
+  onChange: (values: EndpointValues) => void;
+  errors: Record<string, string>;
+  tried: boolean;
+  hints?: boolean;
+}) {
+  const set = (change: Partial<EndpointValues>) => onChange({ ...values, ...change });
+  return (
+    <>
+      <TextField
+        label="Endpoint URL"
+        type="url"
+        hint={hints ? 'https://…; plain http only to addresses the server’s operator allows' : undefined}
+        value={values.url}
+        onChange={(event) => set({ url: event.target.value })}
+        maxLength={2048}
+        required
+        error={errors.url}
+      />
+      <TextField
+        label="Description"
+        hint={hints ? 'Optional, e.g. Sync to CMDB' : undefined}
+        value={values.description}
+        onChange={(event) => set({ description: event.target.value })}
+        maxLength={1000}
+        error={errors.description}
+      />
+      <EventTypesField
+        value={values.event_types}
+        onChange={(event_types) => set({ event_types })}
+        error={(tried ? eventTypesProblem(values.event_types) : undefined) ?? errors.event_types}
+      />
+    </>
+  );
+}

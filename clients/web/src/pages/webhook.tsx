@@ -9,14 +9,14 @@ import { api } from '../api';
 import { Confirm } from '../components/confirm';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
-import { CheckboxField, FormActions, TextField } from '../components/form';
+import { CheckboxField, FormActions } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Pager, usePaging } from '../components/pager';
 import { Time } from '../components/time';
 import { Dialog, Fact, Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCan } from '../session';
-import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
+import { EndpointFields, type EndpointValues, type EventType, EventTypesList } from './webhook-events';
 import { ActiveBadge, AdminsOnly } from './webhooks';
 import './developers.css';
 
@@ -149,9 +149,11 @@ function Summary({ webhook }: { webhook: Webhook }) {
 
 function Settings({ webhook }: { webhook: Webhook }) {
   const queryClient = useQueryClient();
-  const [url, setUrl] = useState(webhook.url);
-  const [description, setDescription] = useState(webhook.description);
-  const [eventTypes, setEventTypes] = useState<EventType[] | null>(webhook.event_types as EventType[]);
+  const [values, setValues] = useState<EndpointValues>({
+    url: webhook.url,
+    description: webhook.description,
+    event_types: webhook.event_types as EventType[],
+  });
   const [active, setActive] = useState(webhook.is_active);
   const [tried, setTried] = useState(false);
   const save = useMutation({
@@ -162,37 +164,17 @@ function Settings({ webhook }: { webhook: Webhook }) {
     },
   });
   const problem = formProblem(save.error, ['url', 'description', 'event_types', 'is_active']);
-  const eventsProblem = tried ? eventTypesProblem(eventTypes) : undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setTried(true);
-    if (eventTypes === null) return;
-    save.mutate({ url, description, event_types: eventTypes, is_active: active });
+    const { event_types } = values;
+    if (event_types === null) return;
+    save.mutate({ ...values, event_types, is_active: active });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
-      <TextField
-        label="Endpoint URL"
-        type="url"
-        value={url}
-        onChange={(event) => setUrl(event.target.value)}
-        maxLength={2048}
-        required
-        error={problem.fields.url}
-      />
-      <TextField
-        label="Description"
-        value={description}
-        onChange={(event) => setDescription(event.target.value)}
-        maxLength={1000}
-        error={problem.fields.description}
-      />
-      <EventTypesField
-        value={eventTypes}
-        onChange={setEventTypes}
-        error={eventsProblem ?? problem.fields.event_types}
-      />
+      <EndpointFields values={values} onChange={setValues} errors={problem.fields} tried={tried} />
       <CheckboxField
         label="Active: send events to this endpoint"
         checked={active}

@@ -7,13 +7,13 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { ErrorNotice } from '../components/errors';
 import { focusOnMount } from '../components/focus';
-import { FormActions, TextField } from '../components/form';
+import { FormActions } from '../components/form';
 import { formProblem } from '../components/form-problem';
 import { Time } from '../components/time';
 import { Loaded, Page, SecretOnce, Table } from '../components/ui';
 import { Link } from '../router';
 import { useCan, useSession } from '../session';
-import { type EventType, EventTypesField, EventTypesList, eventTypesProblem } from './webhook-events';
+import { EndpointFields, type EndpointValues, EventTypesList } from './webhook-events';
 import './developers.css';
 
 type CreateBody = Parameters<typeof api.webhooks.create>[0];
@@ -117,44 +117,20 @@ function CreateWebhookForm({
   error: unknown;
   pending: boolean;
 }) {
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [eventTypes, setEventTypes] = useState<EventType[] | null>([]);
+  const [values, setValues] = useState<EndpointValues>({ url: '', description: '', event_types: [] });
   const [tried, setTried] = useState(false);
   const problem = formProblem(error, ['url', 'description', 'event_types']);
-  const eventsProblem = tried ? eventTypesProblem(eventTypes) : undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setTried(true);
-    if (eventTypes === null) return;
-    onCreate({ url, description, event_types: eventTypes });
+    const { event_types } = values;
+    if (event_types === null) return;
+    onCreate({ ...values, event_types });
   };
   return (
     <form className="card" onSubmit={submit} aria-labelledby="create-webhook-title">
       <h2 id="create-webhook-title">Add an endpoint</h2>
-      <TextField
-        label="Endpoint URL"
-        type="url"
-        hint="https://…; plain http only to addresses the server’s operator allows"
-        value={url}
-        onChange={(event) => setUrl(event.target.value)}
-        maxLength={2048}
-        required
-        error={problem.fields.url}
-      />
-      <TextField
-        label="Description"
-        hint="Optional, e.g. Sync to CMDB"
-        value={description}
-        onChange={(event) => setDescription(event.target.value)}
-        maxLength={1000}
-        error={problem.fields.description}
-      />
-      <EventTypesField
-        value={eventTypes}
-        onChange={setEventTypes}
-        error={eventsProblem ?? problem.fields.event_types}
-      />
+      <EndpointFields values={values} onChange={setValues} errors={problem.fields} tried={tried} hints />
       <ErrorNotice error={problem.notice} />
       <FormActions label="Add endpoint" pending={pending} />
     </form>
