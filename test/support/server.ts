@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app';
@@ -91,6 +91,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const errors: unknown[] = [];
   // Listening first, so the configuration may name the server's own address.
   const server = createServer();
+  // Idle keep-alive sockets are closed by the client, never by the server: both run on this process's event
+  // loop, which PGlite blocks for seconds, and a server timer closing a socket the client has just chosen to
+  // reuse fails that request with ECONNRESET (seen once under load in CI, a fuzz POST).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const self = options.selfUrls ? { publicUrl: baseUrl, appUrl: baseUrl } : {};
@@ -118,7 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     database,
     anonymous: new ApiClient(baseUrl),
     async newOrg(options = {}) {
-      const email = `user-${randomUUID()}@example.test`;
+      const email = `user-${uniqueSuffix()}@example.test`;
       const user = await identity.ensureUser(db, email, { plan: options.plan ?? 'pro', role: options.role });
       if (options.limits) await identity.setLimits(db, email, options.limits);
       const credentials = await credentialsFor(user);
@@ -132,7 +136,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           const { insertUser } = await import('../../server/modules/identity/identity.repo');
           const other = await insertUser(db, {
             orgId: user.orgId,
-            email: `member-${randomUUID()}@example.test`,
+            email: `member-${uniqueSuffix()}@example.test`,
             name: '',
             role,
           });
@@ -147,3 +151,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
 }
+
+/** 48 random bits: unique among a run's organisations, and short enough to read in the console's screenshots. */
+const uniqueSuffix = () => randomBytes(6).toString('hex');
