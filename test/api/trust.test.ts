@@ -136,7 +136,11 @@ async function withUploadsInFlight(org: TestOrg, count: number, test: () => Prom
   const held = Array.from({ length: count }, () => slowImport(t.server, org.key));
   try {
     for (const until = Date.now() + 10_000; Date.now() < until; ) {
-      for (const [i, upload] of held.entries()) if (upload.answered) held[i] = slowImport(t.server, org.key);
+      for (const [i, upload] of held.entries()) {
+        if (!upload.answered) continue;
+        upload.end();
+        held[i] = slowImport(t.server, org.key);
+      }
       const status = (await org.api.call('exportActivity')).status;
       if (status === 429 && held.every((upload) => !upload.answered)) return await test();
       await new Promise((resolve) => setTimeout(resolve, 10));
