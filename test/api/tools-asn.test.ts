@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsFixture, startDnsServer, type ZoneRecord } from '../fixtures/dns';
 import { RDAP_AUTNUM_ARIN, RDAP_IP_ARIN, type RdapFixture, startRdapServer } from '../fixtures/rdap';
-import { clientIp } from '../support/client';
+import { clientIp, inOneMinuteWindow } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { testConfig } from '../support/server';
@@ -223,6 +223,7 @@ describe('/tools/asn refuses', () => {
   });
 
   it('429 after 10 lookups a minute from one client', async () => {
+    await inOneMinuteWindow();
     const ip = clientIp();
     for (let i = 0; i < 10; i++) expectStatus(await asn('abc', ip), 400);
     const limited = await asn('1.1.1.1', ip);

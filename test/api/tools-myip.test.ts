@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYIP_DNS_TIMEOUT_MS } from '../../server/modules/tools/myip.service';
 import { type DnsFixture, startDnsServer } from '../fixtures/dns';
-import { clientIp } from '../support/client';
+import { clientIp, inOneMinuteWindow } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { testConfig } from '../support/server';
@@ -142,6 +142,7 @@ describe('GET /tools/myip', () => {
   });
 
   it('answers 429 with Retry-After on the 11th lookup from one address in a minute', async () => {
+    await inOneMinuteWindow();
     const ip = clientIp();
     for (let i = 0; i < 10; i++) expectStatus(await myIp(ip), 200);
     const limited = await myIp(ip);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCAN_PORTS, mapBounded } from '../../server/modules/tools/probes.service';
 import { type DnsFixture, startDnsServer } from '../fixtures/dns';
 import { closedPort } from '../fixtures/receiver';
-import { clientIp } from '../support/client';
+import { clientIp, inOneMinuteWindow } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { testConfig } from '../support/server';
@@ -105,6 +105,7 @@ describe('GET /tools/ping', () => {
   });
 
   it('answers 429 with Retry-After on the 4th probe from one address in a minute', async () => {
+    await inOneMinuteWindow();
     const headers = { 'x-forwarded-for': clientIp() };
     for (let i = 0; i < 3; i++) {
       expectStatus(await t.server.anonymous.call('pingHost', { query: { host: '' }, headers }), 400);
@@ -176,6 +177,7 @@ describe('GET /tools/ports', () => {
   });
 
   it('answers 429 with Retry-After on the 4th probe from one address in a minute', async () => {
+    await inOneMinuteWindow();
     const headers = { 'x-forwarded-for': clientIp() };
     for (let i = 0; i < 3; i++) {
       expectStatus(

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgramMissing, runProgram } from '../../server/modules/tools/traceroute.service';
-import { clientIp } from '../support/client';
+import { clientIp, inOneMinuteWindow } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { excuseStatuses, expectStatus } from '../support/observed';
 import { missingProgram, skippedBecause } from '../support/programs';
@@ -53,6 +53,7 @@ describe('with the traceroute program', () => {
   });
 
   it('answers 429 with Retry-After on the 4th probe from one address in a minute', async () => {
+    await inOneMinuteWindow();
     const headers = { 'x-forwarded-for': clientIp() };
     for (let i = 0; i < 3; i++) expectStatus(await trace('', headers), 400);
     const limited = await trace('127.0.0.1', headers);

@@ -24,6 +24,16 @@ export function clientIp(): string {
   return `10.${[...randomBytes(3)].join('.')}`;
 }
 
+/**
+ * Waits for the next clock minute when less than `needMs` is left of this one. The per-address limits count in
+ * fixed windows of a clock minute, so a test counting up to one must not straddle two (its 11th request would
+ * start a fresh count: seen in CI on a loaded machine).
+ */
+export async function inOneMinuteWindow(needMs = 10_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 export type Credentials = { key: string } | { session: string; csrf?: boolean } | { authorization: string } | null;
 
 export interface CallOptions {
