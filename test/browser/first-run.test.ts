@@ -5,22 +5,12 @@
  * stopping the server.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../support/process';
+import { freePort, type ServerProcess, startServerProcess } from '../support/process';
 import { browserMissing, expectAccessible, launchBrowser, screenshot } from './support/browser';
-
-/** A port nothing listens on now, for a server whose PUBLIC_URL must be known before it starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe.skipIf(browserMissing)(`the first run, from npm start to an allocation${browserMissing}`, () => {
   let dataDir: string;

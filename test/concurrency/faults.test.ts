@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { type ServerProcess, startServerProcess } from '../support/process';
+import { freePort, type ServerProcess, startServerProcess } from '../support/process';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -206,14 +206,6 @@ async function asServerUser(binary: string, args: string[], cwd: string) {
     ? ['runuser', ['-u', 'postgres', '--', join(BINDIR, binary), ...args]]
     : [join(BINDIR, binary), args];
   return run(command as string, argv as string[], { cwd, timeout: 60_000 });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 interface Cluster {

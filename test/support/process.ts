@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 
 export interface ServerProcess {
   url: string;
@@ -67,4 +68,13 @@ export async function startServerProcess(
       await exited;
     },
   };
+}
+
+/** A loopback port nothing listens on now, for a server whose own URL must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
