@@ -18,6 +18,24 @@ const FIELD = '\x1f';
 const ROW = '\x1e';
 const FIELDS = 12;
 
+/** An address's fields, in the order both queries give them. */
+type Fields = [
+  id: string,
+  ip: string,
+  hostname: string,
+  macAddress: string,
+  description: string,
+  status: string,
+  owner: string,
+  ptrRecord: string,
+  customFields: string,
+  lastSeen: string,
+  createdAt: string,
+  updatedAt: string,
+];
+
+const isFields = (f: string[]): f is Fields => f.length === FIELDS;
+
 /**
  * The page's addresses in ip order, and the total. A plain aggregate over a sorted subquery takes its rows in
  * that order (PostgreSQL's documented alternative to an ORDER BY inside the aggregate, which would sort the
@@ -36,7 +54,7 @@ const packedPage = prepared<{ total: number; page: string | null }>(
    FROM subnets s WHERE s.org_id = $1 AND s.id = $2`,
 );
 
-const pageRows = prepared<{ total: number; fields: string[] | null }>(
+const pageRows = prepared<{ total: number; fields: Fields | null }>(
   'addresses_page_rows',
   `SELECT ${total},
      CASE WHEN a.id IS NOT NULL THEN ARRAY[a.id::text, host(a.ip), a.hostname, a.mac_address, a.description,
@@ -48,31 +66,45 @@ const pageRows = prepared<{ total: number; fields: string[] | null }>(
 );
 
 /** One address of the API from its fields, in the order both queries give them. */
-function toAddress(subnetId: string, f: string[]): AddressDto {
+function toAddress(subnetId: string, f: Fields): AddressDto {
+  const [
+    id,
+    ip,
+    hostname,
+    macAddress,
+    description,
+    status,
+    owner,
+    ptrRecord,
+    customFields,
+    lastSeen,
+    createdAt,
+    updatedAt,
+  ] = f;
   const address: AddressDto = {
-    id: f[0],
+    id,
     subnet_id: subnetId,
-    ip: f[1],
-    hostname: f[2],
-    mac_address: f[3],
-    description: f[4],
-    status: f[5] as AddressDto['status'],
-    owner: f[6],
-    created_at: isoTimestamp(f[10]),
-    updated_at: isoTimestamp(f[11]),
+    ip,
+    hostname,
+    mac_address: macAddress,
+    description,
+    status: status as AddressDto['status'],
+    owner,
+    created_at: isoTimestamp(createdAt),
+    updated_at: isoTimestamp(updatedAt),
   };
-  if (f[7] !== '') address.ptr_record = f[7].slice(1);
-  if (f[8] !== '') address.custom_fields = JSON.parse(f[8]);
-  if (f[9] !== '') address.last_seen = isoTimestamp(f[9]);
+  if (ptrRecord !== '') address.ptr_record = ptrRecord.slice(1);
+  if (customFields !== '') address.custom_fields = JSON.parse(customFields);
+  if (lastSeen !== '') address.last_seen = isoTimestamp(lastSeen);
   return address;
 }
 
 /** The packed rows split into their fields, or null when a value held a separator (see above). */
-function unpack(page: string | null, expected: number): string[][] | null {
+function unpack(page: string | null, expected: number): Fields[] | null {
   const rows = page === null ? [] : page.split(ROW);
   if (rows.length !== expected) return null;
   const fields = rows.map((row) => row.split(FIELD));
-  return fields.every((f) => f.length === FIELDS) ? fields : null;
+  return fields.every(isFields) ? fields : null;
 }
 
 /** A page in the API's shape and the subnet's total; undefined when the organisation has no such subnet. */
@@ -85,9 +117,10 @@ export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limi
   let count = packed.total;
   if (!fields) {
     const rows = await pageRows(db, orgId, subnetId, limit, offset);
-    if (rows.length === 0) return undefined;
+    const [head] = rows;
+    if (!head) return undefined;
     fields = rows.flatMap((r) => (r.fields ? [r.fields] : []));
-    count = rows[0].total;
+    count = head.total;
   }
   return { total: count, page: fields.map((f) => toAddress(subnet, f)) };
 }

@@ -4,6 +4,7 @@ import type { Address } from '../../../contract/addresses.contract';
 import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
+import { first } from '../shared/rows';
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type AddressDto = z.infer<typeof Address>;
@@ -36,7 +37,7 @@ const ADDRESS_COLUMNS = `id, org_id AS "orgId", subnet_id AS "subnetId", vrf_id 
   custom_fields AS "customFields", last_seen AS "lastSeen", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export const countInOrg = async (db: Db, orgId: string) =>
-  (await db.select({ n: count() }).from(addresses).where(eq(addresses.orgId, orgId)))[0].n;
+  first(await db.select({ n: count() }).from(addresses).where(eq(addresses.orgId, orgId)), 'a count of addresses').n;
 
 const childContaining = prepared<{ ip: string; id: string; network: string }>(
   'address_child_containing',
@@ -61,7 +62,7 @@ export async function countAssigned(db: Db, orgId: string, spaceId: string, ips:
   const result = await db.execute(sql`
     SELECT count(*)::int AS n FROM addresses
     WHERE org_id = ${orgId} AND space_id = ${spaceId} AND ip = ANY(${`{${ips.join(',')}}`}::inet[])`);
-  return rowsOf<{ n: number }>(result)[0].n;
+  return first(rowsOf<{ n: number }>(result), 'a count of assigned addresses').n;
 }
 
 /** Which of the (space, ip) pairs already hold a record, by their `i`. */
@@ -218,14 +219,13 @@ export const insertSkippingAssigned = (db: Db, orgId: string, rows: AddressInser
     .onConflictDoNothing()
     .returning();
 
+/** Sets the given columns of the address; answers its row as changed (no row when there is no such address). */
 export const update = async (db: Db, orgId: string, id: string, values: AddressChanges) =>
-  (
-    await db
-      .update(addresses)
-      .set({ ...values, updatedAt: new Date() })
-      .where(inOrg(orgId, id))
-      .returning()
-  )[0];
+  db
+    .update(addresses)
+    .set({ ...values, updatedAt: new Date() })
+    .where(inOrg(orgId, id))
+    .returning();
 
 export const remove = async (db: Db, orgId: string, id: string) =>
   (await db.delete(addresses).where(inOrg(orgId, id)).returning())[0];

@@ -24,6 +24,7 @@ import {
 } from '../activity/activity.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
+import { first } from '../shared/rows';
 import {
   type AddressHome,
   addressHomeOf,
@@ -163,8 +164,7 @@ export async function createAddress(
       repo.requireInsertedStep(id),
       ...activity,
     ]);
-    const [row] = rows[locks.length] as repo.AddressRow[];
-    return toDto(row);
+    return toDto(first(rows[locks.length] as repo.AddressRow[], 'the inserted address'));
   } catch (error) {
     if (!isUniqueViolation(error) && !isRequirementFailed(error)) throw error;
     // Which rule refused it, in the order of the checks: 404, 402, then the address itself.
@@ -208,7 +208,7 @@ export async function updateAddress(db: Db, caller: Principal, id: string, input
   const values = { ...givenFields(input), ...given({ status: input.status }) };
   return db.transaction(async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
-    const row = await repo.update(tx, caller.orgId, id, values);
+    const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));
     return toDto(row);
   });
@@ -284,27 +284,27 @@ export async function importAddresses(tx: Db, caller: Principal, items: Imported
   );
   // Read again under the locks: a subnet deleted, split or moved since the rows named it is their error.
   const current = await addressHomesOf(tx, orgId, [...new Set(items.map((item) => item.home.id))]);
-  const ips = items.map((item): string | RowOutcome => {
+  const checked = items.map((item): CheckedAddress => {
     const home = current.get(item.home.id);
     const network = item.home.network;
-    if (!home) return { status: 'error', error: `subnet: ${network} was deleted or split while the import ran` };
+    if (!home)
+      return { item, ip: { status: 'error', error: `subnet: ${network} was deleted or split while the import ran` } };
     if (spaceOf(home.vrfId) !== spaceOf(item.home.vrfId)) {
-      return { status: 'error', error: `subnet: ${network} moved to another VRF while the import ran` };
+      return { item, ip: { status: 'error', error: `subnet: ${network} moved to another VRF while the import ran` } };
     }
-    return orRowError(() => assignableIp(homeOf(home), item.input.ip));
+    return { item, ip: orRowError(() => assignableIp(homeOf(home), item.input.ip)) };
   });
-  const inChild = await childrenHolding(tx, orgId, items, ips);
+  const inChild = await childrenHolding(tx, orgId, checked);
   const assigned = await repo.assignedAmong(
     tx,
     orgId,
-    items.flatMap((item, i) =>
-      typeof ips[i] === 'string' ? [{ spaceId: spaceOf(item.home.vrfId), ip: ips[i], i }] : [],
+    checked.flatMap(({ item, ip }, i) =>
+      typeof ip === 'string' ? [{ spaceId: spaceOf(item.home.vrfId), ip, i }] : [],
     ),
   );
   const taken = new Set<string>();
   const accepted: repo.AddressInsert[] = [];
-  const outcomes = items.map((item, i): RowOutcome | number => {
-    const ip = ips[i];
+  const outcomes = checked.map(({ item, ip }, i): RowOutcome | { accepted: repo.AddressInsert } => {
     if (typeof ip !== 'string') return ip;
     const child = inChild.get(i);
     if (child) return { status: 'error', error: `ip: ${ip} belongs to the child subnet ${child}; import it there` };
@@ -314,35 +314,40 @@ export async function importAddresses(tx: Db, caller: Principal, items: Imported
     if (refused) return refused;
     taken.add(key);
     const { input } = item;
-    return (
-      accepted.push({
-        subnetId: item.home.id,
-        vrfId: item.home.vrfId,
-        ip,
-        status: input.status ?? 'assigned',
-        ...givenFields(input),
-      }) - 1
-    );
+    const row: repo.AddressInsert = {
+      subnetId: item.home.id,
+      vrfId: item.home.vrfId,
+      ip,
+      status: input.status ?? 'assigned',
+      ...givenFields(input),
+    };
+    accepted.push(row);
+    return { accepted: row };
   });
   // Under the shared space lock an ip can still be taken by a concurrent single create: that row is skipped.
   const inserted = accepted.length > 0 ? await repo.insertSkippingAssigned(tx, orgId, accepted) : [];
   const idOf = new Map(inserted.map((row) => [`${row.spaceId}/${formatIp(parseIp(row.ip)!)}`, row.id]));
   await recordCreatedMany(tx, caller, 'import', 'address', inserted, addressFields);
   return outcomes.map((o) => {
-    if (typeof o !== 'number') return o;
-    const row = accepted[o];
+    if (!('accepted' in o)) return o;
+    const row = o.accepted;
     const id = idOf.get(`${spaceOf(row.vrfId)}/${row.ip}`);
     return id ? { status: 'created', id } : { status: 'skipped', error: `ip: ${row.ip} is already assigned` };
   });
 }
 
+/** An import row with its ip as checked against its subnet, or the outcome that refused it. */
+interface CheckedAddress {
+  item: ImportedAddress;
+  ip: string | RowOutcome;
+}
+
 /** For each import row whose ip lies in a child subnet of its subnet, that child's network, by row position. */
-async function childrenHolding(tx: Db, orgId: string, items: ImportedAddress[], ips: (string | RowOutcome)[]) {
+async function childrenHolding(tx: Db, orgId: string, checked: CheckedAddress[]) {
   const bySubnet = new Map<string, string[]>();
-  items.forEach((item, i) => {
-    const ip = ips[i];
+  for (const { item, ip } of checked) {
     if (typeof ip === 'string') bySubnet.set(item.home.id, [...(bySubnet.get(item.home.id) ?? []), ip]);
-  });
+  }
   const found = new Map<string, string>();
   for (const [subnetId, subnetIps] of bySubnet) {
     for (const child of await repo.childrenContaining(tx, orgId, subnetId, subnetIps)) {
@@ -350,8 +355,8 @@ async function childrenHolding(tx: Db, orgId: string, items: ImportedAddress[], 
     }
   }
   const holding = new Map<number, string>();
-  items.forEach((item, i) => {
-    const network = found.get(`${item.home.id}/${ips[i]}`);
+  checked.forEach(({ item, ip }, i) => {
+    const network = found.get(`${item.home.id}/${ip}`);
     if (network) holding.set(i, network);
   });
   return holding;
