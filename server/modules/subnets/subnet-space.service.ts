@@ -88,8 +88,9 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
     const high = window < usable.last ? window : usable.last;
     // The subnet's first `size` records hold every record of the window unless one lies below it (a network
     // address recorded while the subnet was a pool): then the window is listed.
+    const lowest = listed?.[0];
     const used =
-      listed && (listed.length < size || listed[0] >= from)
+      listed && (listed.length < size || (lowest !== undefined && lowest >= from))
         ? listed.filter((ip) => ip <= high)
         : await records.list(from, high);
     listed = undefined;

@@ -5,6 +5,7 @@
 import type { Db } from '../../db/connection';
 import { duplicate } from '../../errors';
 import { orNotFound } from '../shared/results';
+import { first } from '../shared/rows';
 import { lockSpaces, spaceOf } from './spaces';
 import * as repo from './subnets.repo';
 
@@ -30,7 +31,7 @@ export async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, n
 
 /** Inserts a subnet under its smallest container and hands it what it covers. */
 export async function insertNested(tx: Db, orgId: string, values: repo.SubnetInsert) {
-  return (await insertManyNested(tx, orgId, [values]))[0];
+  return first(await insertManyNested(tx, orgId, [values]), 'the inserted subnet');
 }
 
 /** Inserts subnets (none equal to another of its space) and nests them, among themselves too (an import). */

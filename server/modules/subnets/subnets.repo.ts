@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
+import { first } from '../shared/rows';
 
 export type SubnetRow = typeof subnets.$inferSelect;
 export type SubnetInsert = Omit<typeof subnets.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
@@ -40,7 +41,7 @@ export const subtreeWithAddressCounts = (db: Db, orgId: string, id: string) =>
     .orderBy(asc(subnets.network));
 
 export const countInOrg = async (db: Db, orgId: string) =>
-  (await db.select({ n: count() }).from(subnets).where(eq(subnets.orgId, orgId)))[0].n;
+  first(await db.select({ n: count() }).from(subnets).where(eq(subnets.orgId, orgId)), 'a count of subnets').n;
 
 export const findByNetwork = async (db: Db, orgId: string, spaceId: string, network: string) =>
   (
@@ -137,14 +138,13 @@ export async function moveAddressesInto(db: Db, orgId: string, fromSubnetId: str
     );
 }
 
+/** Sets the given columns of the subnet; answers its row as changed (no row when there is no such subnet). */
 export async function update(db: Db, orgId: string, id: string, values: Partial<SubnetInsert>) {
-  return (
-    await db
-      .update(subnets)
-      .set({ ...values, updatedAt: new Date() })
-      .where(inOrg(orgId, id))
-      .returning()
-  )[0];
+  return db
+    .update(subnets)
+    .set({ ...values, updatedAt: new Date() })
+    .where(inOrg(orgId, id))
+    .returning();
 }
 
 /** Moves a subnet's own addresses along with it into another space. */
@@ -164,7 +164,7 @@ export async function deleteOwnAddresses(db: Db, orgId: string, subnetId: string
   const result = await db.execute(sql`
     WITH removed AS (DELETE FROM addresses WHERE org_id = ${orgId} AND subnet_id = ${subnetId} RETURNING 1)
     SELECT count(*)::int AS n FROM removed`);
-  return rowsOf<{ n: number }>(result)[0].n;
+  return first(rowsOf<{ n: number }>(result), 'a count of deleted addresses').n;
 }
 
 export const children = (db: Db, orgId: string, parentId: string) =>
@@ -255,7 +255,7 @@ export async function countAddressesUpTo(db: Db, subnetId: string, low: string, 
       AS ${sql.identifier(`c${i}`)}`;
   });
   const result = await db.execute(sql`SELECT ${sql.join(counts, sql`, `)}`);
-  const row = rowsOf<Record<string, string | number>>(result)[0];
+  const row = first(rowsOf<Record<string, string | number>>(result), 'the address counts');
   let total = 0;
   return ends.map((_, i) => {
     total += Number(row[`c${i}`]);
@@ -289,9 +289,14 @@ export async function childRuns(db: Db, orgId: string, parentId: string, bits: n
       ) marked
     ) boundaries WHERE starts OR ends ORDER BY network`);
   const runs: { first: string; last: string }[] = [];
+  // The first child always starts a run (it has no previous one), so a run is open at every end.
+  let run: { first: string; last: string } | undefined;
   for (const row of rowsOf<{ first: string; last: string; starts: boolean; ends: boolean }>(result)) {
-    if (row.starts) runs.push({ first: row.first, last: row.last });
-    if (row.ends) runs[runs.length - 1].last = row.last;
+    if (row.starts) {
+      run = { first: row.first, last: row.last };
+      runs.push(run);
+    }
+    if (row.ends && run) run.last = row.last;
   }
   return runs;
 }

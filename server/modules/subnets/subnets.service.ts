@@ -10,6 +10,7 @@ import * as folders from '../folders/folders.service';
 import * as locations from '../locations/locations.service';
 import { assertLimitLocked, limitRoomLocked } from '../plans/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
+import { first } from '../shared/rows';
 import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';
@@ -187,8 +188,11 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
         `vrf: an address of ${current.network} is already assigned in ${input.vrf ? `VRF "${input.vrf}"` : 'the global space'}`,
       );
     }
+    // The row is locked (above): the update answers it, and the read finds it.
     const after =
-      Object.keys(values).length > 0 ? await repo.update(tx, orgId, id, values) : await repo.get(tx, orgId, id);
+      Object.keys(values).length > 0
+        ? first(await repo.update(tx, orgId, id, values), 'the locked subnet, updated')
+        : orNotFound(await repo.get(tx, orgId, id), 'Subnet');
     await recordUpdate(tx, caller, 'subnet', id, subnetFields(before), subnetFields(after));
   });
   return (await getSubnetWithUsage(db, orgId, id)).dto;
@@ -227,13 +231,13 @@ export async function importSubnets(tx: Db, caller: Principal, rows: repo.Subnet
   const existing = await repo.existingNetworks(
     tx,
     orgId,
-    rows.map((row, i) => ({ spaceId: spaces[i], network: row.network })),
+    rows.map((row) => ({ spaceId: spaceOf(row.vrfId), network: row.network })),
   );
   const taken = new Set<string>();
   const accepted: repo.SubnetInsert[] = [];
-  const outcomes = rows.map((row, i): RowOutcome | number => {
+  const outcomes = rows.map((row, i): RowOutcome | { accepted: repo.SubnetInsert } => {
     const where = row.vrfId ? 'its VRF' : 'the global space';
-    const key = `${spaces[i]}/${row.network}`;
+    const key = `${spaceOf(row.vrfId)}/${row.network}`;
     if (existing.has(i)) return { status: 'skipped', error: `duplicate: ${row.network} already exists in ${where}` };
     if (taken.has(key)) {
       return { status: 'skipped', error: `duplicate: ${row.network} is imported by an earlier row in ${where}` };
@@ -241,15 +245,14 @@ export async function importSubnets(tx: Db, caller: Principal, rows: repo.Subnet
     const refused = orRowError(take);
     if (refused) return refused;
     taken.add(key);
-    return accepted.push(row) - 1;
+    accepted.push(row);
+    return { accepted: row };
   });
   const inserted = await insertManyNested(tx, orgId, accepted);
   await recordCreatedMany(tx, caller, 'import', 'subnet', inserted, subnetFields);
   // Matched by (space, network), not by the order RETURNING happens to keep.
   const idOf = new Map(inserted.map((row) => [`${row.spaceId}/${formatCidr(parseCidr(row.network)!.cidr)}`, row.id]));
   return outcomes.map((o) =>
-    typeof o === 'number'
-      ? { status: 'created', id: idOf.get(`${spaceOf(accepted[o].vrfId)}/${accepted[o].network}`)! }
-      : o,
+    'accepted' in o ? { status: 'created', id: idOf.get(`${spaceOf(o.accepted.vrfId)}/${o.accepted.network}`)! } : o,
   );
 }
