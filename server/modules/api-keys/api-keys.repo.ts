@@ -1,6 +1,7 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { apiKeys } from '../../db/schema';
+import { first } from '../shared/rows';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -30,7 +31,7 @@ export const get = async (db: Db, orgId: string, id: string) =>
   )[0];
 
 export const countInOrg = async (db: Db, orgId: string) =>
-  (await db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.orgId, orgId)))[0].n;
+  first(await db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.orgId, orgId)), 'a count of API keys').n;
 
 /** Deletes the key of the organisation (and of `userId` when given); answers its id when one was deleted. */
 export const remove = async (db: Db, orgId: string, id: string, userId: string | null) =>

@@ -4,6 +4,7 @@ import { prepared } from '../../db/prepared';
 import { magicLinks, oauthFlows, organizations, sessions, users } from '../../db/schema';
 import type { Role } from '../../principal';
 import type { Plan } from '../plans/limits';
+import { first } from '../shared/rows';
 
 /* Magic links */
 
@@ -14,10 +15,13 @@ export async function lockAddress(tx: Db, email: string): Promise<void> {
 
 /** The address's links created since `since`: how many, and when the oldest of them was made. */
 export async function recentLinks(db: Db, email: string, since: Date) {
-  const [row] = await db
-    .select({ n: count(), oldest: min(magicLinks.createdAt) })
-    .from(magicLinks)
-    .where(and(sql`lower(${magicLinks.email}) = ${email.toLowerCase()}`, gt(magicLinks.createdAt, since)));
+  const row = first(
+    await db
+      .select({ n: count(), oldest: min(magicLinks.createdAt) })
+      .from(magicLinks)
+      .where(and(sql`lower(${magicLinks.email}) = ${email.toLowerCase()}`, gt(magicLinks.createdAt, since))),
+    'a count of sign-in links',
+  );
   return { count: row.n, oldest: row.oldest ? new Date(row.oldest) : null };
 }
 

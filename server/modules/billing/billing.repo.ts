@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Plan } from '../../../contract/common/enums';
 import { type Db, rowsOf } from '../../db/connection';
 import { organizations } from '../../db/schema';
+import { first } from '../shared/rows';
 
 /** What billing reads of an organisation. */
 export interface BillingAccount {
@@ -44,23 +45,23 @@ export async function accountOfCustomer(tx: Db, customerId: string): Promise<Bil
 }
 
 export async function usage(db: Db, orgId: string) {
-  const [row] = rowsOf<{ folders: number; subnets: number; addresses: number }>(
+  const rows = rowsOf<{ folders: number; subnets: number; addresses: number }>(
     await db.execute(sql`SELECT
       (SELECT count(*) FROM folders WHERE org_id = ${orgId})::int AS folders,
       (SELECT count(*) FROM subnets WHERE org_id = ${orgId})::int AS subnets,
       (SELECT count(*) FROM addresses WHERE org_id = ${orgId})::int AS addresses`),
   );
-  return row;
+  return first(rows, 'the counts of the usage');
 }
 
 /** Records the organisation's customer unless it has one; answers the customer it has. */
 export async function keepCustomer(db: Db, orgId: string, customerId: string): Promise<string> {
-  const [row] = rowsOf<{ customer: string }>(
+  const rows = rowsOf<{ customer: string }>(
     await db.execute(sql`
       UPDATE organizations SET stripe_customer_id = coalesce(stripe_customer_id, ${customerId})
       WHERE id = ${orgId} RETURNING stripe_customer_id AS customer`),
   );
-  return row.customer;
+  return first(rows, "the caller's organisation").customer;
 }
 
 /**

@@ -3,6 +3,7 @@ import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Plan, Principal, Role } from '../../principal';
+import { first } from '../shared/rows';
 
 /** The caller of a request, by the hash of its API key or session token: the hot path of every request. */
 const principalQuery = (from: string) => `
@@ -59,11 +60,11 @@ export async function findUserByEmail(db: Db, email: string) {
 }
 
 export async function insertOrganization(db: Db, values: { name: string; slug: string; plan: Plan }) {
-  const [row] = await db
+  const rows = await db
     .insert(organizations)
     .values({ ...values, limitOverrides: {} })
     .returning({ id: organizations.id });
-  return row;
+  return first(rows, 'the inserted organisation');
 }
 
 export async function slugExists(db: Db, slug: string): Promise<boolean> {
@@ -72,11 +73,11 @@ export async function slugExists(db: Db, slug: string): Promise<boolean> {
 }
 
 export async function insertUser(db: Db, values: { orgId: string; email: string; name: string; role: Role }) {
-  const [row] = await db
+  const rows = await db
     .insert(users)
     .values({ ...values, emailVerified: false })
     .returning({ id: users.id, orgId: users.orgId, role: users.role });
-  return row;
+  return first(rows, 'the inserted user');
 }
 
 export async function updateUserRole(db: Db, userId: string, role: Role) {

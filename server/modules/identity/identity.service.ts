@@ -39,7 +39,7 @@ export async function ensureUser(db: Db, email: string, options: { plan?: Plan; 
       if (options.plan) await repo.updateOrganization(tx, existing.orgId, { plan: options.plan });
       return { ...existing, role: options.role ?? existing.role };
     }
-    const local = email.split('@')[0];
+    const [local = ''] = email.split('@');
     const base = slugify(local);
     let slug = base;
     for (let n = 2; await repo.slugExists(tx, slug); n++) slug = `${base}-${n}`;

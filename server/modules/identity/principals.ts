@@ -86,11 +86,11 @@ export function principalLookup(db: Db, options: PrincipalLookupOptions = {}) {
   /** The credential a request sends, as the cache knows it (`key:` or `session:` and its hash); 401 otherwise. */
   function credentialOf(authorization: string | undefined, cookie: string | undefined): string {
     if (authorization !== undefined) {
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-      if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer svc_…"');
-      if (!API_KEY_PATTERN.test(match[1]))
+      const key = /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1];
+      if (key === undefined) throw unauthenticated('Malformed Authorization header: expected "Bearer svc_…"');
+      if (!API_KEY_PATTERN.test(key))
         throw unauthenticated('Malformed API key: expected svc_ followed by 64 characters');
-      return `key:${hashToken(match[1])}`;
+      return `key:${hashToken(key)}`;
     }
     const session = readCookie(cookie, SESSION_COOKIE);
     if (session) return `session:${hashToken(session)}`;

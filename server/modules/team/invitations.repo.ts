@@ -2,6 +2,7 @@ import { and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { invitations } from '../../db/schema';
 import type { Role } from '../../principal';
+import { first } from '../shared/rows';
 
 export type InvitationRow = typeof invitations.$inferSelect;
 
@@ -13,7 +14,7 @@ export const listPending = (db: Db, orgId: string, now: Date) =>
   db.select().from(invitations).where(pending(orgId, now)).orderBy(desc(invitations.createdAt), desc(invitations.id));
 
 export const countPending = async (db: Db, orgId: string, now: Date) =>
-  (await db.select({ n: count() }).from(invitations).where(pending(orgId, now)))[0].n;
+  first(await db.select({ n: count() }).from(invitations).where(pending(orgId, now)), 'a count of invitations').n;
 
 export const hasPendingFor = async (db: Db, orgId: string, email: string, now: Date) =>
   (
@@ -35,14 +36,15 @@ export const insert = async (
     createdAt: Date;
   },
 ) =>
-  (
+  first(
     await db
       .insert(invitations)
       // The inviter kept from being deleted until the transaction ends, or null when removed meanwhile (as
       // ON DELETE SET NULL leaves older invitations), where the foreign key would refuse the row.
       .values({ ...values, invitedBy: sql`(SELECT u.id FROM users u WHERE u.id = ${values.invitedBy} FOR KEY SHARE)` })
-      .returning()
-  )[0];
+      .returning(),
+    'the inserted invitation',
+  );
 
 /** Deletes an invitation not yet accepted (expired ones too); answers its id when one was deleted. */
 export const removeUnaccepted = async (db: Db, orgId: string, id: string) =>

@@ -154,7 +154,7 @@ export async function acceptInvitation(
     let userId: string;
     if (!user) {
       const values = { orgId: invitation.orgId, email: invitation.email, role: invitation.role, acceptedAt: now };
-      [{ id: userId }] = await team.insertInvitedUser(tx, values);
+      userId = (await team.insertInvitedUser(tx, values)).id;
     } else if (user.orgId === invitation.orgId) {
       userId = user.id;
     } else {

@@ -2,6 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Role } from '../../principal';
+import { first } from '../shared/rows';
 
 const memberColumns = {
   userId: users.id,
@@ -21,15 +22,16 @@ export const getMember = async (db: Db, orgId: string, userId: string): Promise<
   (await db.select(memberColumns).from(users).where(inOrg(orgId, userId)))[0];
 
 export const countMembers = async (db: Db, orgId: string) =>
-  (await db.select({ n: count() }).from(users).where(eq(users.orgId, orgId)))[0].n;
+  first(await db.select({ n: count() }).from(users).where(eq(users.orgId, orgId)), 'a count of members').n;
 
 export const countAdmins = async (db: Db, orgId: string) =>
-  (
+  first(
     await db
       .select({ n: count() })
       .from(users)
-      .where(and(eq(users.orgId, orgId), eq(users.role, 'admin')))
-  )[0].n;
+      .where(and(eq(users.orgId, orgId), eq(users.role, 'admin'))),
+    'a count of admins',
+  ).n;
 
 export const isMemberEmail = async (db: Db, orgId: string, email: string) =>
   (
@@ -58,11 +60,17 @@ export const getOrganizationName = async (db: Db, orgId: string) =>
   (await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, orgId)))[0]?.name;
 
 /** A member who joined through an invitation: the emailed link proved the address. */
-export const insertInvitedUser = (db: Db, values: { orgId: string; email: string; role: Role; acceptedAt: Date }) =>
-  db
-    .insert(users)
-    .values({ ...values, name: '', emailVerified: true })
-    .returning({ id: users.id });
+export const insertInvitedUser = async (
+  db: Db,
+  values: { orgId: string; email: string; role: Role; acceptedAt: Date },
+) =>
+  first(
+    await db
+      .insert(users)
+      .values({ ...values, name: '', emailVerified: true })
+      .returning({ id: users.id }),
+    'the inserted user',
+  );
 
 /**
  * Moves a user into another organisation. Their API keys belong to the organisation they leave and their
@@ -92,7 +100,7 @@ export async function holdsData(db: Db, orgId: string): Promise<boolean> {
         OR EXISTS (SELECT 1 FROM locations WHERE org_id = ${orgId}) AS held`)) as unknown as {
     rows: { held: boolean }[];
   };
-  return result.rows[0].held;
+  return first(result.rows, 'whether the organisation holds data').held;
 }
 
 /** Destroys the session a browser still carries when it signs in again (rotation). */

@@ -2,6 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { subnets, vrfs } from '../../db/schema';
 import { orgRows } from '../shared/org-rows';
+import { first } from '../shared/rows';
 
 export type VrfRow = typeof vrfs.$inferSelect;
 export type VrfValues = { name: string; rd?: string; description?: string };
@@ -26,12 +27,13 @@ export const listWithCounts = (db: Db, orgId: string) =>
     .orderBy(asc(vrfs.name));
 
 export const countSubnets = async (db: Db, orgId: string, id: string) =>
-  (
+  first(
     await db
       .select({ n: count() })
       .from(subnets)
-      .where(and(eq(subnets.orgId, orgId), eq(subnets.vrfId, id)))
-  )[0].n;
+      .where(and(eq(subnets.orgId, orgId), eq(subnets.vrfId, id))),
+    "a count of the VRF's subnets",
+  ).n;
 
 /** The row with this name, kept from being deleted until the transaction ends (see getForReference). */
 export const findByName = async (db: Db, orgId: string, name: string) =>
