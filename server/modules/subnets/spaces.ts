@@ -1,10 +1,20 @@
 /**
  * Address spaces: a VRF, or the global (no-VRF) space. Other modules that write into a space (addresses)
- * take its lock through this file.
+ * take its lock through this file, and read subnets as addresses' homes (the SQL is in spaces.repo.ts).
  */
-import { sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
-import { prepared } from '../../db/prepared';
+import type { Db } from '../../db/connection';
+import { type AddressHome, addressHomeLockedOf, addressHomeOf, lockSpaceKey } from './spaces.repo';
+
+export {
+  type AddressHome,
+  type AllocationHome,
+  addressHomeOf,
+  addressHomesOf,
+  allocationHomeOf,
+  homesByNetwork,
+  lockAddressHomeStep,
+  type NamedHome,
+} from './spaces.repo';
 
 /** The global (no-VRF) space's key, as the generated space_id column stores it. */
 export const GLOBAL_SPACE = '00000000-0000-0000-0000-000000000000';
@@ -21,42 +31,10 @@ export async function lockSpaces(
   spaceIds: string[],
   mode: 'exclusive' | 'shared' = 'exclusive',
 ) {
-  const lock = mode === 'shared' ? lockSpaceShared : lockSpace;
-  for (const spaceId of [...new Set(spaceIds)].sort()) await lock(db, lockKey(orgId, spaceId));
+  for (const spaceId of [...new Set(spaceIds)].sort()) await lockSpaceKey(db, lockKey(orgId, spaceId), mode);
 }
+// spaces.repo.ts's address_home_locked builds the same key in SQL.
 const lockKey = (orgId: string, spaceId: string) => `subnets:${orgId}:${spaceId}`;
-const lockSpace = prepared('lock_space', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
-const lockSpaceShared = prepared('lock_space_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
-
-/** What an address needs of its subnet: its range, pool flag and VRF. */
-export interface AddressHome {
-  network: string;
-  isPool: boolean;
-  vrfId: string | null;
-}
-
-const HOME_COLUMNS = 'network, is_pool AS "isPool", vrf_id AS "vrfId"';
-const addressHome = prepared<AddressHome>(
-  'address_home',
-  `SELECT ${HOME_COLUMNS} FROM subnets WHERE org_id = $1 AND id = $2`,
-);
-// The key is built as lockKey builds it: space_id is spaceOf(vrf_id), stored.
-const addressHomeLocked = prepared<AddressHome>(
-  'address_home_locked',
-  `SELECT ${HOME_COLUMNS}, pg_advisory_xact_lock_shared(hashtextextended('subnets:' || org_id || ':' || space_id, 0))
-   FROM subnets WHERE org_id = $1 AND id = $2`,
-);
-
-/** The organisation's subnet as an address's home; undefined when there is none. */
-export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> =>
-  (await addressHome(db, orgId, subnetId))[0];
-
-/**
- * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), as a step
- * of the pipeline writing one address: no row when the organisation has no such subnet. (The row is as it was
- * before the lock was waited for: the statements after it see what a subnet write holding the space did.)
- */
-export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressHomeLocked.step(orgId, subnetId);
 
 /**
  * An address's home with its space locked shared until the transaction ends, read again under the lock, so
@@ -65,54 +43,8 @@ export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressH
  */
 export async function lockAddressHome(tx: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> {
   for (;;) {
-    const [held] = await addressHomeLocked(tx, orgId, subnetId);
+    const held = await addressHomeLockedOf(tx, orgId, subnetId);
     const current = held && (await addressHomeOf(tx, orgId, subnetId));
     if (!current || spaceOf(current.vrfId) === spaceOf(held.vrfId)) return current;
   }
-}
-
-/** The organisation's subnets among `ids` as addresses' homes, by id (those it has). */
-export async function addressHomesOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, AddressHome>> {
-  if (ids.length === 0) return new Map();
-  const result = await db.execute(sql`
-    SELECT id, ${sql.raw(HOME_COLUMNS)} FROM subnets WHERE org_id = ${orgId} AND id = ANY(${`{${ids.join(',')}}`}::uuid[])`);
-  return new Map(rowsOf<AddressHome & { id: string }>(result).map((row) => [row.id, row]));
-}
-
-/** What allocating addresses in a subnet reads of it: its home, gateway and direct children. */
-export interface AllocationHome extends AddressHome {
-  id: string;
-  gateway: string | null;
-  children: string[];
-}
-
-const allocationHome = prepared<AllocationHome & { head: string[] }>(
-  'allocation_home',
-  `SELECT id, ${HOME_COLUMNS}, host(gateway) AS gateway,
-     ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
-     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip LIMIT $3) AS head
-   FROM subnets s WHERE org_id = $1 AND id = $2`,
-);
-
-/**
- * A subnet as address allocation reads it before it writes (no lock: the write checks that what it relied
- * on still holds), with its first `records` address records in ip order; undefined when the organisation
- * has no such subnet.
- */
-export async function allocationHomeOf(db: Db, orgId: string, subnetId: string, records: number) {
-  const [home] = await allocationHome(db, orgId, subnetId, records);
-  return home;
-}
-
-/** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
-export type NamedHome = AddressHome & { id: string; vrfName: string | null };
-
-/** The organisation's subnets with one of these CIDRs, in every space: for an import's address rows. */
-export async function homesByNetwork(db: Db, orgId: string, networks: string[]): Promise<NamedHome[]> {
-  if (networks.length === 0) return [];
-  const result = await db.execute(sql`
-    SELECT s.id, s.network::text AS network, s.is_pool AS "isPool", s.vrf_id AS "vrfId", v.name AS "vrfName"
-    FROM subnets s LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
-    WHERE s.org_id = ${orgId} AND s.network = ANY(${`{${networks.join(',')}}`}::cidr[])`);
-  return rowsOf<NamedHome>(result);
 }
