@@ -1,11 +1,50 @@
 /**
- * What an activity entry says changed: `{field: [old, new]}` with the API's (snake_case) field names.
+ * What an activity entry records (its action, the kind of object, the object) and what it says changed:
+ * `{field: [old, new]}` with the API's (snake_case) field names.
  * Each resource lists the fields a client can see and set; derived values (hierarchy parent, counts,
  * names of related objects, timestamps) are left out, so an entry records what the caller changed.
  */
 import type { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 
 export type Changes = Record<string, [unknown, unknown]>;
+
+/** The actions an activity entry may have (docs/decisions.md, Activity). */
+export type ActivityAction =
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'split'
+  | 'import'
+  | 'batch_create'
+  | 'batch_update'
+  | 'batch_delete'
+  | 'rotate_secret'
+  | 'revoke'
+  | 'invite'
+  | 'role_change'
+  | 'remove_member';
+
+/** IPAM resources, and the kinds of object the team, key, webhook and organisation routes change. */
+export type ResourceType =
+  | 'folder'
+  | 'subnet'
+  | 'address'
+  | 'vlan'
+  | 'vrf'
+  | 'location'
+  | 'api_key'
+  | 'webhook'
+  | 'member'
+  | 'invitation'
+  | 'organization';
+
+/** An activity entry to write: what was done to which object, and what changed. */
+export interface ActivityRecord {
+  action: ActivityAction;
+  resourceType: ResourceType;
+  resourceId: string | null;
+  changes: Changes;
+}
 type Fields = Record<string, unknown>;
 
 export const folderFields = (r: typeof folders.$inferSelect): Fields => ({

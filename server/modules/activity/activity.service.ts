@@ -18,48 +18,19 @@ import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { csvStream } from '../shared/csv';
 import { runPeriodically } from '../shared/periodic';
-import { eventSteps } from '../webhooks/events/outbox';
-import { type Changes, created, deleted, isEmpty, updated } from './activity.changes';
+import {
+  type ActivityRecord,
+  type Changes,
+  created,
+  deleted,
+  isEmpty,
+  type ResourceType,
+  updated,
+} from './activity.changes';
 import * as repo from './activity.repo';
+import { eventSteps } from './outbox';
 
-export type ExistingIn = repo.ExistingIn;
-
-/** The actions an activity entry may have (docs/decisions.md, Activity). */
-export type ActivityAction =
-  | 'create'
-  | 'update'
-  | 'delete'
-  | 'split'
-  | 'import'
-  | 'batch_create'
-  | 'batch_update'
-  | 'batch_delete'
-  | 'rotate_secret'
-  | 'revoke'
-  | 'invite'
-  | 'role_change'
-  | 'remove_member';
-
-/** IPAM resources, and the kinds of object the team, key, webhook and organisation routes change. */
-export type ResourceType =
-  | 'folder'
-  | 'subnet'
-  | 'address'
-  | 'vlan'
-  | 'vrf'
-  | 'location'
-  | 'api_key'
-  | 'webhook'
-  | 'member'
-  | 'invitation'
-  | 'organization';
-
-export interface ActivityRecord {
-  action: ActivityAction;
-  resourceType: ResourceType;
-  resourceId: string | null;
-  changes: Changes;
-}
+export type { ActivityRecord, ResourceType } from './activity.changes';
 
 /** Who made a change: the organisation it belongs to and the user (null for the system). */
 export type Actor = { orgId: string; userId: string | null };
@@ -71,14 +42,14 @@ export async function recordActivity(tx: Db, caller: Actor, entry: ActivityRecor
 
 /**
  * The statements writing these entries and the webhook events they stand for (the outbox,
- * server/modules/webhooks/events/outbox.ts), as steps of the change's own pipeline. With `existingIn`, only
+ * outbox.ts), as steps of the change's own pipeline. With `existingIn`, only
  * for the objects the steps before them created (a write given more ids than it may use).
  */
 export async function activitySteps(
   db: Db,
   caller: Actor,
   entries: ActivityRecord[],
-  existingIn?: ExistingIn,
+  existingIn?: repo.ExistingIn,
 ): Promise<Step<unknown>[]> {
   if (entries.length === 0) return [];
   return [

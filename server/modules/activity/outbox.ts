@@ -2,15 +2,18 @@
  * The webhook outbox: `eventSteps` are written in the transaction of a change (with its activity entries),
  * so an event exists exactly when its change does. Each event gets one `webhook_outbox` row per active
  * subscription of the organisation whose `event_types` is empty or lists the event's type; the worker
- * (worker.ts) delivers those rows. Nothing is written when no subscription wants the event.
+ * (server/modules/webhooks/events/worker.ts) delivers those rows. Nothing is written when no subscription
+ * wants the event. It belongs to the activity module, which writes the events of the entries it writes:
+ * the webhooks module records activity itself, so the outbox there would make the two modules a cycle.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebhookEvent } from '../../../../contract/webhook-events';
-import type { ChangeFeed } from '../../../db/change-feed';
-import { changeFeedOf, type Db } from '../../../db/connection';
-import type { Step } from '../../../db/pipeline';
-import { prepared } from '../../../db/prepared';
-import type { ActivityRecord, ExistingIn } from '../../activity/activity.service';
+import type { WebhookEvent } from '../../../contract/webhook-events';
+import type { ChangeFeed } from '../../db/change-feed';
+import { changeFeedOf, type Db } from '../../db/connection';
+import type { Step } from '../../db/pipeline';
+import type { ActivityRecord } from './activity.changes';
+import type { ExistingIn } from './activity.repo';
+import { activeSubscriptionsOf, insertEventsStep, type Subscription } from './outbox.repo';
 
 /** The resources whose changes are webhook events (not keys, members, invitations, webhooks or the org). */
 const EVENT_RESOURCES = ['folder', 'subnet', 'address', 'vlan', 'vrf', 'location'] as const;
@@ -56,13 +59,6 @@ export function eventOf(entry: ActivityRecord): PendingEvent | null {
   return verb ? { type: `${resource}.${verb}`, data } : null;
 }
 
-type Subscription = { id: string; eventTypes: string[] };
-
-const activeSubscriptions = prepared<Subscription>(
-  'webhooks_active',
-  'SELECT id, event_types AS "eventTypes" FROM webhooks WHERE org_id = $1 AND is_active',
-);
-
 /** How long a cached answer is kept at most (a safety net: changes are notified). */
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ORGS = 50_000;
@@ -95,51 +91,19 @@ function cacheOf(feed: ChangeFeed): SubscriptionCache {
  */
 async function subscriptionsOf(tx: Db, orgId: string): Promise<Subscription[]> {
   const feed = changeFeedOf(tx);
-  if (!feed) return activeSubscriptions(tx, orgId);
+  if (!feed) return activeSubscriptionsOf(tx, orgId);
   const cache = cacheOf(feed);
   const now = Date.now();
   const hit = cache.entries.get(orgId);
   if (hit && hit.until > now && feed.reliable()) return hit.subscriptions;
   const started = cache.generation;
-  const subscriptions = await activeSubscriptions(tx, orgId);
+  const subscriptions = await activeSubscriptionsOf(tx, orgId);
   if (feed.reliable() && cache.generation === started) {
     if (cache.entries.size >= CACHE_MAX_ORGS) cache.entries.clear();
     cache.entries.set(orgId, { subscriptions, until: now + CACHE_TTL_MS });
   }
   return subscriptions;
 }
-
-/**
- * Events and their deliveries in one statement. A delivery is written only to a subscription still active
- * in the database: the cached list may lag behind a subscription paused or deleted through another process.
- * The subscription is locked against deletion (FOR KEY SHARE) as it is read: a delete under way is waited
- * for and then leaves no row to write, where the foreign key would have refused the delivery (a 500).
- */
-const insertEvents = prepared(
-  'webhook_events_insert',
-  `WITH events AS (
-     INSERT INTO webhook_events (id, org_id, type, payload)
-     SELECT id, $1, type, payload FROM jsonb_to_recordset($2::jsonb) AS e(id uuid, type text, payload jsonb))
-   INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
-   SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
-   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active
-   FOR KEY SHARE OF w`,
-);
-
-/** The same, for only the events whose address the steps before it created (see activity's `existingIn`). */
-const insertEventsOfExisting = prepared(
-  'webhook_events_insert_of_existing_addresses',
-  `WITH events AS (
-     INSERT INTO webhook_events (id, org_id, type, payload)
-     SELECT id, $1, type, payload FROM jsonb_to_recordset($2::jsonb) AS e(id uuid, type text, payload jsonb)
-     WHERE EXISTS (SELECT 1 FROM addresses x WHERE x.id = (e.payload ->> 'id')::uuid)
-     RETURNING id)
-   INSERT INTO webhook_outbox (event_id, org_id, webhook_id)
-   SELECT d.event_id, $1, d.webhook_id FROM jsonb_to_recordset($3::jsonb) AS d(event_id uuid, webhook_id uuid)
-   JOIN events ON events.id = d.event_id
-   JOIN webhooks w ON w.org_id = $1 AND w.id = d.webhook_id AND w.is_active
-   FOR KEY SHARE OF w`,
-);
 
 /**
  * The statement writing the events of these activity entries and their deliveries-to-be, as a step of the
@@ -166,6 +130,5 @@ export async function eventSteps(
     rows.push({ id, type: event.type, payload: event.data });
     for (const target of targets) queue.push({ event_id: id, webhook_id: target.id });
   }
-  const statement = existingIn ? insertEventsOfExisting : insertEvents;
-  return rows.length === 0 ? [] : [statement.step(orgId, JSON.stringify(rows), JSON.stringify(queue))];
+  return rows.length === 0 ? [] : [insertEventsStep(orgId, rows, queue, existingIn)];
 }
