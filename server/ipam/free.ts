@@ -42,8 +42,9 @@ export function freeInWindow(window: Range, excluded: Range[], used: bigint[], c
   while (free.length < count) {
     candidate = skipExcluded(candidate, excluded);
     if (candidate > window.last) break;
-    while (next < used.length && used[next] < candidate) next++;
-    if (next < used.length && used[next] === candidate) {
+    // Past the last record, used[next] is undefined: nothing to pass or to match.
+    while ((used[next] ?? candidate) < candidate) next++;
+    if (used[next] === candidate) {
       candidate++;
       continue;
     }

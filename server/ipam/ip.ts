@@ -51,12 +51,12 @@ function parseIpv4(text: string): bigint | null {
 }
 
 function parseIpv6(text: string): bigint | null {
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const compressed = halves.length === 2;
+  const [before = '', after, ...more] = text.split('::');
+  if (more.length > 0) return null;
+  const compressed = after !== undefined;
   // An embedded IPv4 may only end the address, so never right before "::".
-  const head = parseWords(halves[0], !compressed);
-  const tail = compressed ? parseWords(halves[1], true) : [];
+  const head = parseWords(before, !compressed);
+  const tail = after !== undefined ? parseWords(after, true) : [];
   if (head === null || tail === null) return null;
   const explicit = head.length + tail.length;
   // "::" stands for at least one zero word.
@@ -136,10 +136,10 @@ function longestZeroRun(words: number[]): { start: number; length: number } {
 /** "10.0.0.5/24" gives 10.0.0.0/24 with hostBitsSet; the prefix is required, decimal, without leading zeros. */
 export function parseCidr(text: string): { cidr: Cidr; hostBitsSet: boolean } | null {
   if (typeof text !== 'string') return null;
-  const parts = text.split('/');
-  if (parts.length !== 2 || !PREFIX_LENGTH.test(parts[1])) return null;
-  const ip = parseIp(parts[0]);
-  const prefix = Number(parts[1]);
+  const [address = '', prefixText, ...more] = text.split('/');
+  if (prefixText === undefined || more.length > 0 || !PREFIX_LENGTH.test(prefixText)) return null;
+  const ip = parseIp(address);
+  const prefix = Number(prefixText);
   if (ip === null || prefix > BITS[ip.version]) return null;
   const hostBits = ip.value & hostMask(ip.version, prefix);
   return { cidr: { version: ip.version, network: ip.value - hostBits, prefix }, hostBitsSet: hostBits !== 0n };

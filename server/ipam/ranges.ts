@@ -33,7 +33,9 @@ function lastStartingAtOrBefore(value: bigint, ranges: Range[]): Range | undefin
   let high = ranges.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (ranges[middle].first <= value) low = middle + 1;
+    // low <= middle < high <= ranges.length: the range is there.
+    const range = ranges[middle];
+    if (range !== undefined && range.first <= value) low = middle + 1;
     else high = middle;
   }
   return ranges[low - 1];
@@ -80,20 +82,23 @@ export async function nextUnused(
     for (let end = low + step - 1n; end < high; end += step) ends.push(end);
     ends.push(high);
     const upTo = await records.countUpTo(low, ends);
-    const inWindow = upTo[upTo.length - 1];
+    // Each sub-window with the records it holds, from the running count up to each end (one per end).
+    const windows: { start: bigint; end: bigint; held: bigint }[] = [];
+    const counts = upTo.values();
+    let start = low;
+    let inWindow = 0;
+    for (const end of ends) {
+      const count = counts.next();
+      if (count.done) throw new Error(`countUpTo answered ${upTo.length} counts for ${ends.length} ends`);
+      windows.push({ start, end, held: BigInt(count.value - inWindow) });
+      [start, inWindow] = [end + 1n, count.value];
+    }
     // Only the first window may be full; every later one was chosen for holding a free address.
     if (first && BigInt(inWindow) === size) return high + 1n;
     if (inWindow <= listBelow || ends.length === 1) break;
     // Move into the first sub-window holding fewer records than addresses.
-    let start = low;
-    for (let i = 0; i < ends.length; i++) {
-      const held = BigInt(upTo[i] - (i > 0 ? upTo[i - 1] : 0));
-      if (held < ends[i] - start + 1n) {
-        [low, high] = [start, ends[i]];
-        break;
-      }
-      start = ends[i] + 1n;
-    }
+    const roomy = windows.find((w) => w.held < w.end - w.start + 1n);
+    if (roomy) [low, high] = [roomy.start, roomy.end];
   }
   let candidate = low;
   for (const used of await records.list(low, high)) {

@@ -75,24 +75,24 @@ function wholeParent(indexBits: number): TakenBlocks {
 
 /** Union of spans given their sorted starts and sorted ends; touching spans merge. */
 function sweepUnion(starts: Float64Array, ends: Float64Array): TakenBlocks {
-  const firsts: number[] = [];
-  const lasts: number[] = [];
+  const pieces: { first: number; last: number }[] = [];
   let count = 0;
   let nextStart = 0;
   let depth = 0;
+  let first = 0;
   for (const end of ends) {
-    // Every span starting at or right after this end joins the current piece before the end may close it.
-    while (nextStart < starts.length && starts[nextStart] <= end + 1) {
-      if (depth++ === 0) firsts.push(starts[nextStart]);
-      nextStart++;
+    // Every span starting at or right after this end joins the current piece before the end may close it
+    // (past the last start, starts[nextStart] is undefined).
+    for (let start = starts[nextStart]; start !== undefined && start <= end + 1; start = starts[++nextStart]) {
+      if (depth++ === 0) first = start;
     }
     if (--depth > 0) continue;
-    count += end - firsts[firsts.length - 1] + 1;
-    lasts.push(end);
+    count += end - first + 1;
+    pieces.push({ first, last: end });
   }
-  return { spans: asBigintRanges(firsts, lasts), count: BigInt(count) };
+  return { spans: asBigintRanges(pieces), count: BigInt(count) };
 }
 
-function* asBigintRanges(firsts: number[], lasts: number[]): Generator<Range> {
-  for (let i = 0; i < firsts.length; i++) yield { first: BigInt(firsts[i]), last: BigInt(lasts[i]) };
+function* asBigintRanges(pieces: { first: number; last: number }[]): Generator<Range> {
+  for (const { first, last } of pieces) yield { first: BigInt(first), last: BigInt(last) };
 }
