@@ -3,7 +3,7 @@ import { contract, type RouteMeta } from '../contract';
 import { contractRoutes } from '../contract/routes';
 import type { ServerContext } from './context';
 import { activityRouter } from './modules/activity/activity.router';
-import { addressesRouter } from './modules/addresses/addresses.router';
+import { addressesRouter, allocateAddress } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { authRouter } from './modules/auth/auth.router';
 import { billingRouter } from './modules/billing/billing.router';
@@ -27,7 +27,7 @@ export function buildRouter(context: ServerContext) {
   return s.router(contract, {
     auth: { ...authRouter(context), acceptInvitation: acceptInvitation(context) },
     folders: foldersRouter(context),
-    subnets: subnetsRouter(context),
+    subnets: { ...subnetsRouter(context), allocateAddress: allocateAddress(context) },
     addresses: addressesRouter(context),
     vlans: vlansRouter(context),
     vrfs: vrfsRouter(context),

@@ -1,4 +1,4 @@
-import { initServer } from '@ts-rest/express';
+import { type AppRouteImplementation, initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
@@ -41,4 +41,15 @@ export const addressesRouter = ({ db }: ServerContext) =>
       await service.deleteAddress(db, principalOf(req), params.id);
       return { status: 204, body: undefined };
     },
+  });
+
+/**
+ * `POST /subnets/{id}/allocate-address`: a route of the subnets contract, served here with the other address
+ * writes. Merged into the subnets router by server/routes.ts.
+ */
+export const allocateAddress =
+  ({ db }: ServerContext): AppRouteImplementation<typeof contract.subnets.allocateAddress> =>
+  async ({ req, params, body }) => ({
+    status: 201,
+    body: await service.allocateAddresses(db, principalOf(req), params.id, body),
   });

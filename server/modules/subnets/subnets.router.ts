@@ -2,7 +2,6 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
-import { allocateAddresses } from '../addresses/addresses.service';
 import { allocateSubnets } from './subnet-allocate.service';
 import * as space from './subnet-space.service';
 import { splitSubnet } from './subnet-split.service';
@@ -10,8 +9,11 @@ import * as service from './subnets.service';
 
 const s = initServer();
 
+/** The subnet routes but allocateAddress, which the addresses module serves (merged by server/routes.ts). */
+const { allocateAddress: _servedByAddresses, ...routes } = contract.subnets;
+
 export const subnetsRouter = ({ db }: ServerContext) =>
-  s.router(contract.subnets, {
+  s.router(routes, {
     listSubnets: async ({ req, query }) => ({
       status: 200,
       body: await service.listSubnets(db, principalOf(req), query.folder_id),
@@ -48,10 +50,6 @@ export const subnetsRouter = ({ db }: ServerContext) =>
     getSubnetFreeBlocks: async ({ req, params, query }) => ({
       status: 200,
       body: await space.getFreeBlocks(db, principalOf(req), params.id, query.prefix, query.limit),
-    }),
-    allocateAddress: async ({ req, params, body }) => ({
-      status: 201,
-      body: await allocateAddresses(db, principalOf(req), params.id, body),
     }),
     allocateSubnet: async ({ req, params, body }) => ({
       status: 201,
