@@ -60,14 +60,14 @@ export function splitHostPort(
   let portText: string | undefined;
   const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(value);
   if (bracketed) {
-    [, host, portText] = bracketed;
+    [, host = '', portText] = bracketed;
     if (!isIpv6(host)) return { problem: shape };
   } else if (value.indexOf(':') !== value.lastIndexOf(':')) {
     // Two colons or more: a bare IPv6 address (a port needs the brackets).
     if (!isIpv6(value)) return { problem: shape };
     host = value;
   } else {
-    [host, portText] = value.split(':');
+    [host = '', portText] = value.split(':');
     if (host.length > 253 || !HOSTNAME_RE.test(host)) return { problem: shape };
   }
   if (portText === undefined) return { host, port: defaultPort };

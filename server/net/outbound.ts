@@ -32,12 +32,12 @@ const readable = (address: string) => {
   return ip ? formatIp(ip) : address;
 };
 
-/** The URL checked: its parsed form and every address its host resolves to (all of them allowed). */
+/** The URL checked: its parsed form and every address its host resolves to (one at least, all of them allowed). */
 async function checkUrl(
   url: string,
   field: string,
   policy: OutboundPolicy,
-): Promise<{ target: URL; addresses: string[] }> {
+): Promise<{ target: URL; addresses: [string, ...string[]] }> {
   let target: URL;
   try {
     target = new URL(url);
@@ -58,7 +58,8 @@ async function checkUrl(
       addresses = [];
     }
   }
-  if (addresses.length === 0) throw invalid(field, `host ${host} does not resolve to any address`);
+  const [first, ...others] = addresses;
+  if (first === undefined) throw invalid(field, `host ${host} does not resolve to any address`);
   for (const address of addresses) {
     const reason = isRefusedAddress(address, policy.allowCidrs);
     if (reason) throw invalid(field, `resolves to ${readable(address)}, ${describeReason(reason)}`);
@@ -66,7 +67,7 @@ async function checkUrl(
   if (target.protocol === 'http:' && !addresses.every((a) => isAllowedAddress(a, policy.allowCidrs))) {
     throw invalid(field, 'must be an https URL (plain http only to addresses in OUTBOUND_ALLOW_CIDRS)');
   }
-  return { target, addresses };
+  return { target, addresses: [first, ...others] };
 }
 
 /**

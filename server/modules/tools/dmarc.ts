@@ -59,8 +59,8 @@ function splitUri(text: string): { uri: string; limitOk: boolean } {
 
 /** The host a mailto: URI sends reports to; null when the URI is not a valid mailto:. */
 function mailtoHost(uri: string): string | null {
-  const match = /^mailto:[^\s@,!]+@([^\s@,!?]+)(?:\?.*)?$/i.exec(uri);
-  return match && HOSTNAME.test(match[1]) ? match[1].toLowerCase() : null;
+  const host = /^mailto:[^\s@,!]+@([^\s@,!?]+)(?:\?.*)?$/i.exec(uri)?.[1];
+  return host !== undefined && HOSTNAME.test(host) ? host.toLowerCase() : null;
 }
 
 function uriListProblem(value: string): string | null {
@@ -108,8 +108,9 @@ export function parseDmarc(record: string, domain: string): DmarcRecord {
       errors.push(`"${printable(part.trim(), 60)}" is not a tag=value pair`);
       continue;
     }
-    const name = tag[1].toLowerCase();
-    const value = printable(tag[2].trim(), 512);
+    const [, tagName = '', tagValue = ''] = tag;
+    const name = tagName.toLowerCase();
+    const value = printable(tagValue.trim(), 512);
     if (seen.has(name)) {
       errors.push(`duplicate tag ${name}`);
       continue;
@@ -124,17 +125,25 @@ export function parseDmarc(record: string, domain: string): DmarcRecord {
   }
 
   const tags: Record<string, string> = Object.fromEntries(seen);
-  const valid = (name: string) => tags[name] !== undefined && !TAG_SYNTAX[name](tags[name]);
-  const policy = valid('p') ? tags.p.toLowerCase() : null;
-  const subdomainPolicy = valid('sp') ? tags.sp.toLowerCase() : tags.sp === undefined ? policy : null;
+  /** The tag's value when it is given and well formed. */
+  const valid = (name: string) => {
+    const value = tags[name];
+    return value !== undefined && !TAG_SYNTAX[name]?.(value) ? value : undefined;
+  };
+  const p = valid('p');
+  const sp = valid('sp');
+  const pct = valid('pct');
+  const policy = p !== undefined ? p.toLowerCase() : null;
+  const subdomainPolicy = sp !== undefined ? sp.toLowerCase() : tags.sp === undefined ? policy : null;
   if (tags.p === undefined) errors.push('p tag missing: it is required (RFC 7489 6.3)');
   if (policy === 'none') warnings.push('p=none: monitoring only, receivers take no action on failing mail');
-  if (valid('pct') && Number(tags.pct) < 100) {
-    warnings.push(`pct=${tags.pct}: the policy applies to ${tags.pct}% of failing mail only`);
+  if (pct !== undefined && Number(pct) < 100) {
+    warnings.push(`pct=${pct}: the policy applies to ${pct}% of failing mail only`);
   }
   if (tags.rua === undefined) warnings.push('no rua tag: no aggregate reports will be sent');
   for (const tag of ['rua', 'ruf']) {
-    if (valid(tag)) warnings.push(...destinationWarnings(tag, tags[tag], domain));
+    const value = valid(tag);
+    if (value !== undefined) warnings.push(...destinationWarnings(tag, value, domain));
   }
   if (tags.fo !== undefined && tags.ruf === undefined) warnings.push('fo has no effect without ruf');
   return { tags, policy, subdomainPolicy, errors, warnings };

@@ -78,13 +78,20 @@ export async function queryDns(
   let packet = await overUdp(server, query, deadline);
   if (packet.flag_tc) packet = await overTcp(server, query, deadline);
   return {
-    rcode: DnsRcode.options[(packet.flags ?? 0) & 0xf],
+    rcode: rcodeOf(packet.flags ?? 0),
     authoritative: packet.flag_aa,
     answers: records(packet.answers),
     authorities: records(packet.authorities),
     additionals: records(packet.additionals),
     responseTimeMs: Math.round((performance.now() - started) * 10) / 10,
   };
+}
+
+/** The response code of a packet's flags (their low four bits): one of the sixteen names. */
+function rcodeOf(flags: number): DnsResponse['rcode'] {
+  const rcode = DnsRcode.options[flags & 0xf];
+  if (rcode === undefined) throw new Error(`No name for the response code ${flags & 0xf}`);
+  return rcode;
 }
 
 /** The answer to `query`, if it is one: a response with its id and the same question (names case-insensitive). */
@@ -94,6 +101,7 @@ function matches(query: Packet, packet: DecodedPacket): boolean {
   return (
     packet.type === 'response' &&
     packet.id === query.id &&
+    asked !== undefined &&
     answered !== undefined &&
     answered.type === asked.type &&
     answered.name.toLowerCase() === asked.name.toLowerCase()

@@ -74,15 +74,20 @@ export async function checkDnsPropagation(
 ): Promise<z.infer<typeof ToolsDnsPropagation>> {
   const domain = canonical(query.domain);
   const resolvers = tools.config.propagationResolvers;
-  const asked = await Promise.all(resolvers.map((r) => askServer(r, domain, [query.type], true, false)));
+  const asked = await Promise.all(
+    resolvers.map(async (resolver) => ({
+      resolver,
+      ...(await askServer(resolver, domain, [query.type], true, false)),
+    })),
+  );
   if (!asked.some((a) => a.answered)) throw upstreamFailed(noAnswer(domain, false));
   return {
     domain,
     type: query.type,
-    results: asked.map(({ result }, i) => ({
+    results: asked.map(({ resolver, result }) => ({
       ...result,
-      label: resolvers[i].label,
-      location: resolvers[i].location ?? DEFAULT_LOCATION,
+      label: resolver.label,
+      location: resolver.location ?? DEFAULT_LOCATION,
     })),
   };
 }
@@ -131,13 +136,16 @@ async function askServer(
 ): Promise<{ answered: boolean; result: DnsResult }> {
   const started = performance.now();
   const outcomes = await Promise.allSettled(
-    types.map((type) => queryDns(server, name, type, { recursion, timeoutMs: RESOLVER_TIMEOUT_MS })),
+    types.map(async (type) => ({
+      type,
+      response: await queryDns(server, name, type, { recursion, timeoutMs: RESOLVER_TIMEOUT_MS }),
+    })),
   );
   const elapsed = Math.round((performance.now() - started) * 10) / 10;
-  const responses = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
-  const answered = responses.filter((r): r is DnsResponse => r !== undefined);
-  const records = responses.flatMap((response, i) =>
-    response ? answerRecords(response.answers, name, types[i]).map((record) => ({ type: types[i], record })) : [],
+  const responses = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  const answered = responses.map(({ response }) => response);
+  const records = responses.flatMap(({ type, response }) =>
+    answerRecords(response.answers, name, type).map((record) => ({ type, record })),
   );
   return {
     answered: answered.length > 0,
@@ -238,18 +246,20 @@ async function authoritativeServers(tools: Tools, domain: string): Promise<DnsSe
     throw badRequest(`domain: no zone with nameservers was found for ${domain}`);
   }
   const considered = nameservers.slice(0, MAX_NS_CONSIDERED);
-  const resolved = await Promise.all(considered.map((ns) => tools.resolveHost(ns).catch(() => [] as string[])));
+  const resolved = await Promise.all(
+    considered.map(async (ns) => ({ ns, addresses: await tools.resolveHost(ns).catch(() => [] as string[]) })),
+  );
   const servers: DnsServer[] = [];
   let refusal: string | undefined;
-  for (const [i, ns] of considered.entries()) {
-    const refused = resolved[i]
+  for (const { ns, addresses } of resolved) {
+    const refused = addresses
       .map((address) => ({ address, reason: isRefusedAddress(address, tools.allowCidrs) }))
       .find(({ reason }) => reason !== null);
     if (refused?.reason) {
       refusal ??= `${ns} resolves to ${refused.address}, ${describeReason(refused.reason)}`;
       continue;
     }
-    const address = resolved[i].find((a) => !a.includes(':')) ?? resolved[i][0];
+    const address = addresses.find((a) => !a.includes(':')) ?? addresses[0];
     if (address && !servers.some((s) => s.address === address)) servers.push({ address, port: 53 });
   }
   if (servers.length > 0) return servers.slice(0, MAX_NAMESERVERS);

@@ -81,11 +81,12 @@ export async function checkDmarcRecord(
     at = organisational;
     records = await dmarcRecords(resolver, organisational);
   }
-  if (records.length === 0) {
+  const [raw] = records;
+  if (raw === undefined) {
     const none = { policy: null, subdomain_policy: null, raw: null, tags: {}, warnings: [], errors: [] };
     return { domain, found: false, valid: false, ...none };
   }
-  const record = parseDmarc(records[0], at);
+  const record = parseDmarc(raw, at);
   const errors = [...record.errors];
   if (records.length > 1) {
     errors.unshift(
@@ -105,7 +106,7 @@ export async function checkDmarcRecord(
     valid: errors.length === 0,
     policy: record.policy,
     subdomain_policy: record.subdomainPolicy,
-    raw: printable(records[0], 2048),
+    raw: printable(raw, 2048),
     tags: record.tags,
     warnings,
     errors,

@@ -75,7 +75,7 @@ export function serviceOf(port: number): { service: string; category: string } {
  * first. IPv4 first because a server's IPv6 route is the one more often missing, which would make a
  * reachable host look closed.
  */
-export function probeAddress(addresses: string[]): string {
+export function probeAddress(addresses: [string, ...string[]]): string {
   return addresses.find((address) => parseIp(address)?.version === 4) ?? addresses[0];
 }
 
@@ -99,12 +99,10 @@ export function connectTime(ip: string, port: number, timeoutMs: number): Promis
 /** `work` over every item, at most `limit` at once, the answers in the items' order. */
 export async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
-  let next = 0;
+  // One iterator for all workers: each takes the next item left.
+  const queue = items.entries();
   const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
+    for (const [index, item] of queue) results[index] = await work(item);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;

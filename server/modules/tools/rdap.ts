@@ -48,7 +48,7 @@ export async function rdapGet(tools: Tools, path: string, deadline: number): Pro
   let url = new URL(tools.config.rdapUrl + path);
   for (let redirects = 0; ; redirects++) {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    let addresses: string[];
+    let addresses: [string, ...string[]];
     try {
       addresses = await checkedTarget(tools, host, 'rdap');
     } catch (error) {

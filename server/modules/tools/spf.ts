@@ -99,7 +99,7 @@ type MacroToken =
 function macroTokens(text: string, expLetters: boolean): MacroToken[] | string {
   const tokens: MacroToken[] = [];
   for (let i = 0; i < text.length; ) {
-    const char = text[i];
+    const char = text.charAt(i);
     if (char === '%') {
       const escaped = { '%': '%', _: ' ', '-': '%20' }[text[i + 1] ?? ''];
       if (escaped !== undefined) {
@@ -109,15 +109,17 @@ function macroTokens(text: string, expLetters: boolean): MacroToken[] | string {
       }
       const macro = MACRO.exec(text.slice(i));
       if (!macro) return `invalid macro at "${printable(text.slice(i), 20)}"`;
-      const letter = macro[1].toLowerCase();
+      // Every group of MACRO takes part in a match (some may be empty).
+      const [whole, name = '', digits = '', reverse = '', delimiters = ''] = macro;
+      const letter = name.toLowerCase();
       if (!MACRO_LETTERS.includes(letter) && !(expLetters && EXP_LETTERS.includes(letter))) {
         return `macro %{${letter}} is not allowed here`;
       }
-      if (macro[2] !== '' && (Number(macro[2]) === 0 || Number(macro[2]) > 128)) {
-        return `macro ${printable(macro[0], 20)}: the digit transformer must be 1 to 128`;
+      if (digits !== '' && (Number(digits) === 0 || Number(digits) > 128)) {
+        return `macro ${printable(whole, 20)}: the digit transformer must be 1 to 128`;
       }
-      tokens.push({ letter, digits: macro[2], reverse: macro[3] !== '', delimiters: macro[4] });
-      i += macro[0].length;
+      tokens.push({ letter, digits, reverse: reverse !== '', delimiters });
+      i += whole.length;
       continue;
     }
     const code = char.charCodeAt(0);
@@ -133,9 +135,9 @@ function domainSpecProblem(spec: string): string | null {
   if (spec === '') return 'the domain is missing';
   const tokens = macroTokens(spec, false);
   if (typeof tokens === 'string') return tokens;
-  const last = tokens[tokens.length - 1];
-  // domain-end: a macro-expand, or "." toplabel [ "." ]
-  if (!('literal' in last) || last.escape) return null;
+  const last = tokens.at(-1);
+  // domain-end: a macro-expand, or "." toplabel [ "." ] (the spec is not empty, so it has a last token)
+  if (last === undefined || !('literal' in last) || last.escape) return null;
   const name = spec.replace(/\.$/, '');
   const dot = name.lastIndexOf('.');
   const top = name.slice(dot + 1);
@@ -164,7 +166,9 @@ function argumentProblem(name: string, rest: string): { problem: string | null; 
     case 'a':
     case 'mx': {
       const [, domainPart, v4, v6] = domainAndCidr ?? [];
-      if (domainPart !== '' && !domainPart.startsWith(':')) return { problem: 'invalid argument', spec: null };
+      if (domainPart === undefined || (domainPart !== '' && !domainPart.startsWith(':'))) {
+        return { problem: 'invalid argument', spec: null };
+      }
       if (v4 !== undefined && (!CIDR4.test(v4) || Number(v4) > 32)) {
         return { problem: `/${printable(v4, 10)} is not an IPv4 prefix length (0-32)`, spec: null };
       }
@@ -177,7 +181,7 @@ function argumentProblem(name: string, rest: string): { problem: string | null; 
     case 'ip4':
     case 'ip6': {
       const version = name === 'ip4' ? 4 : 6;
-      const [address, length, ...more] = rest.slice(1).split('/');
+      const [address = '', length, ...more] = rest.slice(1).split('/');
       const lengthOk =
         length === undefined ||
         ((version === 4 ? CIDR4 : CIDR6).test(length) && Number(length) <= (version === 4 ? 32 : 128));
@@ -201,8 +205,8 @@ export function parseSpf(record: string): ParsedSpf {
   for (const token of record.slice(0, MAX_RECORD_CHARS).split(' ').filter(Boolean).slice(1)) {
     const modifier = /^([a-z][a-z0-9_.-]*)=(.*)$/i.exec(token);
     if (modifier) {
-      const name = modifier[1].toLowerCase();
-      const value = modifier[2];
+      const [, modifierName = '', value = ''] = modifier;
+      const name = modifierName.toLowerCase();
       let problem: string | null;
       if (name === 'redirect' || name === 'exp') {
         problem = modifiersSeen.has(name) ? 'appears more than once' : domainSpecProblem(value);
@@ -229,8 +233,8 @@ export function parseSpf(record: string): ParsedSpf {
       continue;
     }
     const qualifier = (mechanism[1] || '+') as SpfTerm['qualifier'];
-    const name = mechanism[2].toLowerCase();
-    const rest = mechanism[3] ?? '';
+    const [, , mechanismName = '', rest = ''] = mechanism;
+    const name = mechanismName.toLowerCase();
     const { problem, spec } = MECHANISMS.has(name)
       ? argumentProblem(name, rest)
       : { problem: 'unknown mechanism', spec: null };
@@ -399,11 +403,12 @@ async function follow(ev: Evaluation, kind: string, term: ParsedTerm, domain: st
   }
   ev.settle(answer, shown);
   const records = answer.status === 'found' ? answer.records.filter(isSpfRecord) : [];
-  if (records.length !== 1) {
+  const [record, ...others] = records;
+  if (record === undefined || others.length > 0) {
     ev.error(`${shown} has ${records.length === 0 ? 'no SPF record' : `${records.length} SPF records`} (permerror)`);
     return;
   }
-  const parsed = parseSpf(records[0]);
+  const parsed = parseSpf(record);
   for (const message of parsed.errors) ev.error(`${printable(target, 80)}: ${message}`);
   for (const message of parsed.warnings) ev.warn(`${printable(target, 80)}: ${message}`);
   await walk(ev, target, parsed, [...chain, target]);
@@ -419,16 +424,17 @@ export async function checkSpf(domain: string, resolver: SpfResolver): Promise<S
   if (answer.status === 'error')
     throw upstreamFailed(`DNS lookup of the TXT records of ${domain} failed: ${answer.reason}`);
   const records = answer.status === 'found' ? answer.records.filter(isSpfRecord) : [];
+  const [record] = records;
   const result = {
     domain,
-    found: records.length > 0,
-    raw: records.length > 0 ? printable(records[0], MAX_RECORD_CHARS) : null,
+    found: record !== undefined,
+    raw: record !== undefined ? printable(record, MAX_RECORD_CHARS) : null,
     dns_lookup_limit: SPF_LOOKUP_LIMIT,
   };
-  if (records.length === 0) {
+  if (record === undefined) {
     return { ...result, valid: false, mechanisms: [], dns_lookup_count: 0, warnings: [], errors: [] };
   }
-  const parsed = parseSpf(records[0]);
+  const parsed = parseSpf(record);
   const mechanisms = parsed.terms.map(({ qualifier, mechanism, value }) => ({ qualifier, mechanism, value }));
   if (records.length > 1) {
     // RFC 7208 4.5: more than one record is a permerror; which one is meant cannot be known, so none is evaluated.
@@ -439,7 +445,7 @@ export async function checkSpf(domain: string, resolver: SpfResolver): Promise<S
   }
   ev.errors.push(...parsed.errors);
   ev.warnings.push(...parsed.warnings);
-  if (Buffer.byteLength(records[0]) > ADVISED_RECORD_OCTETS) {
+  if (Buffer.byteLength(record) > ADVISED_RECORD_OCTETS) {
     ev.warn(
       `the record is longer than ${ADVISED_RECORD_OCTETS} octets: its DNS answer may not fit in UDP (RFC 7208 3.4)`,
     );

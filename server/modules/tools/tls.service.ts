@@ -109,7 +109,7 @@ export function distinguishedName(name: object | undefined): string {
 export function parseSubjectAltNames(text: string | undefined): string[] {
   const names: string[] = [];
   for (const match of (text ?? '').matchAll(/(?:^|, )([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)/g)) {
-    const [, kind, raw] = match;
+    const [, kind, raw = ''] = match;
     let value = raw;
     if (raw.startsWith('"')) {
       try {

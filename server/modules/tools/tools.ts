@@ -71,7 +71,8 @@ export function resolverOfHosts(config: ToolsConfig, system: (host: string) => P
 function systemResolver(): DnsServer {
   const [first = '127.0.0.1'] = getServers();
   const match = /^\[(.+)\]:(\d+)$/.exec(first) ?? /^([^:]+):(\d+)$/.exec(first);
-  return match ? { address: match[1], port: Number(match[2]) } : { address: first, port: 53 };
+  const [, address, port] = match ?? [];
+  return address !== undefined && port !== undefined ? { address, port: Number(port) } : { address: first, port: 53 };
 }
 
 /**
@@ -93,7 +94,7 @@ async function addressesOf(resolver: DnsServer, host: string): Promise<string[]>
 const refused = (field: string, problem: string) => new HttpError(400, 'validation', `${field}: ${problem}`);
 
 /** The addresses a tool may connect to for `host`: the IP as given, or all its name resolves to. */
-export async function checkedTarget(tools: Tools, host: string, field: string): Promise<string[]> {
+export async function checkedTarget(tools: Tools, host: string, field: string): Promise<[string, ...string[]]> {
   const literal = parseIp(host.replace(/^\[(.*)\]$/, '$1'));
   let addresses: string[];
   if (literal) addresses = [formatIp(literal)];
@@ -106,10 +107,11 @@ export async function checkedTarget(tools: Tools, host: string, field: string): 
       addresses = [];
     }
   }
-  if (addresses.length === 0) throw refused(field, `${host} does not resolve to any address`);
+  const [first, ...others] = addresses;
+  if (first === undefined) throw refused(field, `${host} does not resolve to any address`);
   for (const address of addresses) {
     const reason = isRefusedAddress(address, tools.allowCidrs);
     if (reason) throw refused(field, `${host} resolves to ${address}, ${describeReason(reason)}`);
   }
-  return addresses;
+  return [first, ...others];
 }

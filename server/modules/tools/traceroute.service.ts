@@ -41,17 +41,17 @@ export function parseTraceroute(output: string): Hop[] {
   for (const line of output.split('\n')) {
     const match = HOP_LINE.exec(line);
     if (!match) continue;
-    const hop = Number(match[1]);
+    const [, hopText = '', probes = ''] = match;
+    const hop = Number(hopText);
     if (hop < 1 || hop > MAX_HOPS || hops.some((h) => h.hop >= hop)) continue;
     let ip: string | null = null;
     const rtts: (number | null)[] = [];
-    const tokens = match[2].trim().split(/\s+/);
-    for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i];
+    const tokens = probes.trim().split(/\s+/);
+    for (let token = tokens.shift(); token !== undefined; token = tokens.shift()) {
       if (token === '*') rtts.push(null);
-      else if (tokens[i + 1] === 'ms' && /^\d+(?:\.\d+)?$/.test(token)) {
+      else if (tokens[0] === 'ms' && /^\d+(?:\.\d+)?$/.test(token)) {
         rtts.push(Number(token));
-        i++;
+        tokens.shift();
       } else {
         const address = parseIp(token.replace(/^\((.*)\)$/, '$1'));
         if (address && ip === null) ip = formatIp(address);

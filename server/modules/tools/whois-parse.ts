@@ -51,13 +51,15 @@ export function paragraphs(text: string): Entry[][] {
     if (section && indent <= section.indent) section = null;
     const rwhois = RWHOIS_ATTRIBUTE.exec(line);
     if (rwhois) {
-      current.push({ key: rwhois[1].toLowerCase(), value: rwhois[2].trim() });
+      const [, key = '', value = ''] = rwhois;
+      current.push({ key: key.toLowerCase(), value: value.trim() });
       continue;
     }
     const match = KEY_VALUE.exec(line);
     if (match) {
-      const key = match[2].trim().toLowerCase().replace(/\s+/g, ' ');
-      const value = (match[3] ?? '').trim();
+      const [, , keyText = '', valueText = ''] = match;
+      const key = keyText.trim().toLowerCase().replace(/\s+/g, ' ');
+      const value = valueText.trim();
       current.push({ key, value });
       if (section) current.push({ key: `${section.key} ${key}`, value });
       else if (value === '') section = { key, indent };
@@ -98,10 +100,13 @@ function serverAt(text: string, protocol: WhoisServer['protocol'], defaultPort: 
   if (parseIp(value)) return { host: value, port: defaultPort, protocol };
   const match = /^(?:\[([0-9a-f:.]+)\]|([^:[\]/]+))(?::(\d{1,5}))?$/.exec(value);
   if (!match) return null;
-  const host = (match[1] ?? match[2]).replace(/\.$/, '');
-  const port = match[3] === undefined ? defaultPort : Number(match[3]);
+  const [, literal, name, portText] = match;
+  const named = literal ?? name;
+  if (named === undefined) return null;
+  const host = named.replace(/\.$/, '');
+  const port = portText === undefined ? defaultPort : Number(portText);
   // A referral names a server: an address, or a name with at least one dot.
-  const valid = match[1] ? parseIp(host) !== null : HOST.test(host) && host.includes('.');
+  const valid = literal ? parseIp(host) !== null : HOST.test(host) && host.includes('.');
   return valid && port >= 1 && port <= 65535 ? { host, port, protocol } : null;
 }
 
@@ -109,9 +114,10 @@ function serverAt(text: string, protocol: WhoisServer['protocol'], defaultPort: 
 function referralValue(value: string): WhoisServer | null {
   const url = /^([a-z]+):\/\/(.*)$/i.exec(value.trim());
   if (!url) return serverAt(value, 'whois', 43);
-  const scheme = url[1].toLowerCase();
-  if (scheme === 'whois') return serverAt(url[2], 'whois', 43);
-  if (scheme === 'rwhois') return serverAt(url[2], 'rwhois', 4321);
+  const [, schemeText = '', rest = ''] = url;
+  const scheme = schemeText.toLowerCase();
+  if (scheme === 'whois') return serverAt(rest, 'whois', 43);
+  if (scheme === 'rwhois') return serverAt(rest, 'rwhois', 4321);
   return null;
 }
 
@@ -163,16 +169,23 @@ export function parseWhoisDate(text: string): Date | null {
 
 /** The calendar day of a date's text (year, month, day) and what follows it (the time, if any). */
 const DAY_FORMATS: [RegExp, (m: RegExpExecArray) => { y: string; mo: number; d: number; rest: string } | null][] = [
-  [/^(\d{4})[-./](\d{1,2})[-./](\d{1,2})(.*)$/, (m) => ({ y: m[1], mo: Number(m[2]), d: Number(m[3]), rest: m[4] })],
+  // Every group of these patterns takes part in a match.
+  [
+    /^(\d{4})[-./](\d{1,2})[-./](\d{1,2})(.*)$/,
+    ([, y = '', mo = '', d = '', rest = '']) => ({ y, mo: Number(mo), d: Number(d), rest }),
+  ],
   [
     /^(\d{1,2})[-. ]([A-Za-z]{3})[A-Za-z]*[-. ](\d{4})(.*)$/,
-    (m) => {
-      const mo = MONTHS.indexOf(m[2].toLowerCase()) + 1;
-      return mo === 0 ? null : { y: m[3], mo, d: Number(m[1]), rest: m[4] };
+    ([, d = '', month = '', y = '', rest = '']) => {
+      const mo = MONTHS.indexOf(month.toLowerCase()) + 1;
+      return mo === 0 ? null : { y, mo, d: Number(d), rest };
     },
   ],
-  [/^(\d{1,2})\.(\d{1,2})\.(\d{4})(.*)$/, (m) => ({ y: m[3], mo: Number(m[2]), d: Number(m[1]), rest: m[4] })],
-  [/^(\d{4})(\d{2})(\d{2})$/, (m) => ({ y: m[1], mo: Number(m[2]), d: Number(m[3]), rest: '' })],
+  [
+    /^(\d{1,2})\.(\d{1,2})\.(\d{4})(.*)$/,
+    ([, d = '', mo = '', y = '', rest = '']) => ({ y, mo: Number(mo), d: Number(d), rest }),
+  ],
+  [/^(\d{4})(\d{2})(\d{2})$/, ([, y = '', mo = '', d = '']) => ({ y, mo: Number(mo), d: Number(d), rest: '' })],
 ];
 
 /** `2026-08-13T04:00:00Z` (UTC, whole seconds). */
@@ -304,14 +317,15 @@ function padIpv4(text: string): string {
 export function networkBlocks(value: string): Cidr[] {
   const range = /^\s*([0-9A-Fa-f:.]+)\s*-\s*([0-9A-Fa-f:.]+)\s*$/.exec(value);
   if (range) {
-    const first = parseIp(padIpv4(range[1]));
-    const last = parseIp(padIpv4(range[2]));
+    const [, from = '', to = ''] = range;
+    const first = parseIp(padIpv4(from));
+    const last = parseIp(padIpv4(to));
     if (!first || !last || first.version !== last.version || first.value > last.value) return [];
     const version: IpVersion = first.version;
     return rangeToBlocks({ first: first.value, last: last.value }, BITS[version]).map((b) => ({ version, ...b }));
   }
   return value.split(/[,\s]+/).flatMap((part) => {
-    const [address, prefix] = part.split('/');
+    const [address = '', prefix] = part.split('/');
     const cidr = prefix === undefined ? null : parseCidr(`${padIpv4(address)}/${prefix}`);
     return cidr ? [cidr.cidr] : [];
   });

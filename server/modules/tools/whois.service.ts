@@ -58,9 +58,9 @@ export async function lookupWhois(tools: Tools, { query }: z.infer<typeof Lookup
   const parse = (text: string) => (ip ? parseWhoisNetwork(text) : parseWhoisDomain(text, tools.now()));
 
   const chain = await followReferrals(tools, question, Date.now() + WHOIS_TIME_LIMIT_MS);
-  const [root] = chain.answers;
-  const beyondRoot = chain.answers.length > 1 || (root !== undefined && root.referral === null);
-  if (beyondRoot) return fromWhois(query, chain.answers, parse);
+  const [root, ...beyond] = chain.answers;
+  const beyondRoot = root !== undefined && (beyond.length > 0 || root.referral === null);
+  if (beyondRoot) return fromWhois(query, root, beyond, parse);
 
   // Below the root nothing answered: RDAP, then the root's answer, then RDAP's "no such object".
   let rdap: RdapAnswer | null = null;
@@ -76,13 +76,14 @@ export async function lookupWhois(tools: Tools, { query }: z.infer<typeof Lookup
     const parsed = ip ? parseRdapNetwork(rdap.json) : parseRdapDomain(rdap.json, tools.now());
     return { query, raw: raw ?? '', parsed };
   }
-  if (root) return fromWhois(query, chain.answers, parse);
+  if (root) return fromWhois(query, root, beyond, parse);
   if (rdap) return { query, raw: raw ?? '', parsed: {} };
   throw upstreamFailed(`query: no whois server answered (${chain.problem}) and RDAP failed (${rdapProblem})`);
 }
 
-function fromWhois(query: string, answers: Answer[], parse: (text: string) => Parsed): WhoisLookup {
-  const specific = answers.length > 1 ? answers.slice(1) : answers;
+/** The lookup from the root's answer and those of the servers it referred to (`beyond`, in order). */
+function fromWhois(query: string, root: Answer, beyond: Answer[], parse: (text: string) => Parsed): WhoisLookup {
+  const specific = beyond.length > 0 ? beyond : [root];
   let parsed: Parsed = {};
   for (const answer of specific) {
     const next = parse(answer.text);
@@ -90,7 +91,7 @@ function fromWhois(query: string, answers: Answer[], parse: (text: string) => Pa
     if ('expires' in next) delete parsed.expires_in_days;
     parsed = { ...parsed, ...next };
   }
-  return { query, raw: answers[answers.length - 1].text, parsed };
+  return { query, raw: (beyond.at(-1) ?? root).text, parsed };
 }
 
 /** Asks the root, then each server referred to, until no referral, a failure, a server asked before, or the cap. */
