@@ -92,11 +92,12 @@ async function main() {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help || positionals.length !== 1) {
+  const [name, ...others] = positionals;
+  if (values.help || name === undefined || others.length > 0) {
     console.log(usage);
     process.exit(values.help ? 0 : 2);
   }
-  const run = command(positionals[0], values);
+  const run = command(name, values);
   const database = await openConfiguredDatabase(loadConfig());
   try {
     console.log(await run(database.db));

@@ -106,9 +106,10 @@ export const DEFAULT_PROPAGATION_RESOLVERS: ResolverConfig[] = [
 /** `host[:port]` (`[v6]:port` for IPv6) of a variable, with its default port. */
 export function parseHostPort(name: string, value: string, defaultPort: number): { host: string; port: number } {
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(value.trim());
+  const host = match?.[1] ?? match?.[2];
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
-  if (!match || port < 1 || port > 65535) throw new Error(`${name} must be host[:port], not ${value}`);
-  return { host: match[1] ?? match[2], port };
+  if (host === undefined || port < 1 || port > 65535) throw new Error(`${name} must be host[:port], not ${value}`);
+  return { host, port };
 }
 
 /** rdap.org redirects each question to the registry that holds the answer (IANA's RDAP bootstrap). */
@@ -383,7 +384,7 @@ export function parseTrustProxy(value: string | undefined): false | number | str
 }
 
 function isAddressOrCidr(entry: string): boolean {
-  const [address, prefix, ...rest] = entry.split('/');
+  const [address = '', prefix, ...rest] = entry.split('/');
   const version = isIP(address);
   if (version === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;

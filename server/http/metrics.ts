@@ -72,8 +72,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const expected = options.token ? digest(options.token) : null;
   const authorized = (header: string | undefined) => {
     if (!expected) return true;
-    const match = /^Bearer (.+)$/i.exec(header ?? '');
-    return match !== null && timingSafeEqual(digest(match[1].trim()), expected);
+    const token = /^Bearer (.+)$/i.exec(header ?? '')?.[1];
+    return token !== undefined && timingSafeEqual(digest(token.trim()), expected);
   };
 
   return {

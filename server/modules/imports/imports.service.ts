@@ -31,26 +31,26 @@ export async function importSubnets(
   caller: Principal,
   rows: unknown[],
 ): Promise<z.infer<typeof ImportSubnetsResponse>> {
+  // Each row with the network its result names: as checked, else as given.
   const checked = rows.map((raw) => {
+    const given = textField(raw, 'network');
     const row = parseRow(ImportSubnetRow, raw);
-    if (isRowOutcome(row)) return row;
+    if (isRowOutcome(row)) return { network: given, item: row };
     const noReferences = { folderId: null, vlanId: null, vrfId: null, locationId: null };
     const values = orRowError(() => subnetValues(row, noReferences));
-    return isRowOutcome(values) ? values : { row, values };
+    return isRowOutcome(values) ? { network: given, item: values } : { network: values.network, item: { row, values } };
   });
   const outcomes = await db.transaction(async (tx) => {
     const named = namedObjects(tx, caller);
-    const ready: (RowOutcome | SubnetValues)[] = [];
-    for (const item of checked) ready.push(isRowOutcome(item) ? item : await withReferences(item, named));
+    const ready: Ready<SubnetValues>[] = [];
+    for (const { network, item } of checked) {
+      ready.push({ label: network, item: isRowOutcome(item) ? item : await withReferences(item, named) });
+    }
     return createRemaining(ready, (values) => createSubnets(tx, caller, values));
   });
   return {
-    results: outcomes.map((outcome, i) => {
-      const item = checked[i];
-      const network = isRowOutcome(item) ? textField(rows[i], 'network') : item.values.network;
-      return { ...resultOf(outcome, i), network };
-    }),
-    summary: summarise(outcomes),
+    results: outcomes.map(({ label: network, outcome }, i) => ({ ...resultOf(outcome, i), network })),
+    summary: summarise(outcomes.map(({ outcome }) => outcome)),
   };
 }
 
@@ -59,34 +59,49 @@ export async function importAddresses(
   caller: Principal,
   rows: unknown[],
 ): Promise<z.infer<typeof ImportAddressesResponse>> {
+  // Each row with the ip its result names, as given.
   const checked = rows.map((raw) => {
+    const ip = textField(raw, 'ip');
     const row = parseRow(ImportAddressRow, raw);
-    if (isRowOutcome(row)) return row;
+    if (isRowOutcome(row)) return { ip, item: row };
     const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
-    return isRowOutcome(network) ? network : { row, network };
+    return { ip, item: isRowOutcome(network) ? network : { row, network } };
   });
   const outcomes = await db.transaction(async (tx) => {
-    const networks = [...new Set(checked.flatMap((item) => (isRowOutcome(item) ? [] : [item.network])))];
+    const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
-    const ready = checked.map((item): RowOutcome | ImportedAddress => {
-      if (isRowOutcome(item)) return item;
+    const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {
+      if (isRowOutcome(item)) return { label: ip, item };
       const { subnet: _, vrf, ...input } = item.row;
       const home = homeNamed(homes, item.network, vrf);
-      return isRowOutcome(home) ? home : { home, input };
+      return { label: ip, item: isRowOutcome(home) ? home : { home, input } };
     });
     return createRemaining(ready, (items) => createAddresses(tx, caller, items));
   });
   return {
-    results: outcomes.map((outcome, i) => ({ ...resultOf(outcome, i), ip: textField(rows[i], 'ip') })),
-    summary: summarise(outcomes),
+    results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
+    summary: summarise(outcomes.map(({ outcome }) => outcome)),
   };
 }
 
-/** Creates the rows not decided yet (in order) and answers every row's outcome, in order. */
-async function createRemaining<T>(ready: (RowOutcome | T)[], create: (items: T[]) => Promise<RowOutcome[]>) {
-  const created = await create(ready.filter((item): item is T => !isRowOutcome(item)));
-  let next = 0;
-  return ready.map((item) => (isRowOutcome(item) ? item : created[next++]));
+/** A row of an import: what its result names (`label`), and its outcome or what is left to create. */
+interface Ready<T> {
+  label: string;
+  item: RowOutcome | T;
+}
+
+/**
+ * Creates the rows not decided yet (in order) and answers every row's label and outcome, in order; `create`
+ * answers one outcome per item it is given.
+ */
+async function createRemaining<T>(ready: Ready<T>[], create: (items: T[]) => Promise<RowOutcome[]>) {
+  const created = (await create(ready.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item])))).values();
+  return ready.map(({ label, item }) => {
+    if (isRowOutcome(item)) return { label, outcome: item };
+    const next = created.next();
+    if (next.done) throw new Error('Expected an outcome for every row created, but the creation answered fewer');
+    return { label, outcome: next.value };
+  });
 }
 
 /** A row checked against its schema, or its error outcome naming the field. */
@@ -191,8 +206,9 @@ function homeNamed(homes: NamedHome[], network: string, vrf: string | undefined)
   if (vrf !== undefined) {
     return withNetwork.find((home) => (home.vrfName ?? '') === vrf) ?? error(`no subnet ${network} in ${space(vrf)}`);
   }
-  if (withNetwork.length === 1) return withNetwork[0];
-  if (withNetwork.length === 0) return error(`no subnet ${network} in this organisation`);
+  const [only, another] = withNetwork;
+  if (only === undefined) return error(`no subnet ${network} in this organisation`);
+  if (another === undefined) return only;
   const spaces = withNetwork.map((home) => space(home.vrfName)).join(', ');
   return error(`${network} exists in ${spaces}; name the VRF in vrf ("" for the global space)`);
 }

@@ -38,9 +38,10 @@ export function csvStream<Row>(options: {
       const limit = Math.min(pageSize, left);
       const rows = await page(last, limit);
       if (rows.length > 0) yield rows.map((r) => csvLine(row(r))).join('');
-      if (rows.length < limit) return;
+      const final = rows.at(-1);
+      if (rows.length < limit || final === undefined) return;
       left -= rows.length;
-      last = rows[rows.length - 1];
+      last = final;
     }
   }
   return Readable.from(lines());
