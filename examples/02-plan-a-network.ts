@@ -23,8 +23,10 @@ const free = await ipam.subnets.freeBlocks(site.id, { prefix: 24, limit: 3 });
 console.log(`free /24s: ${free.blocks.join(', ')} … (${free.total} in all)`);
 
 // 3. Use two of them: each new subnet finds its parent (the /16) by itself.
-const servers = subnetOf(await ipam.subnets.create({ network: free.blocks[0], name: 'servers' }));
-const users = subnetOf(await ipam.subnets.create({ network: free.blocks[1], name: 'users' }));
+const [serversBlock, usersBlock] = free.blocks;
+if (!serversBlock || !usersBlock) throw new Error(`${site.network} has fewer than two free /24s`);
+const servers = subnetOf(await ipam.subnets.create({ network: serversBlock, name: 'servers' }));
+const users = subnetOf(await ipam.subnets.create({ network: usersBlock, name: 'users' }));
 console.log(
   `created ${servers.network} and ${users.network}, both under ${site.network}: ${users.parent_id === site.id}`,
 );

@@ -11,8 +11,7 @@ if (!apiKey) throw new Error('Set IPAM_API_KEY to a key from `npm run admin -- c
 const ipam = createClient({ baseUrl: process.env.IPAM_BASE_URL ?? 'http://localhost:3000', apiKey });
 
 // Sample data: a /22 with two /24s, one nearly full.
-const base = `172.${16 + Math.floor(Math.random() * 16)}.${4 * Math.floor(Math.random() * 64)}`;
-const [a, b, c] = base.split('.').map(Number);
+const [a, b, c] = [172, 16 + Math.floor(Math.random() * 16), 4 * Math.floor(Math.random() * 64)];
 const root = await ipam.subnets.create({ network: `${a}.${b}.${c}.0/22`, name: 'campus' });
 const rootId = 'warnings' in root ? root.subnet.id : root.id;
 for (const [offset, name, used] of [

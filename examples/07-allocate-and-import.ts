@@ -21,10 +21,18 @@ const cluster = 'warnings' in created ? created.subnet : created;
 // 1. Carve two /24s for node pools out of the lowest free space, then give five parallel jobs an address each.
 const pools = await ipam.subnets.allocateSubnet(cluster.id, { prefix_length: 24, count: 2, name: 'node pool' });
 console.log('node pools:', pools.map((p) => p.network).join(', '));
+const [pool] = pools;
+if (!pool) throw new Error('the allocation answered no subnet');
 const nodes = await Promise.all(
-  Array.from({ length: 5 }, (_, i) => ipam.subnets.allocateAddress(pools[0].id, { hostname: `node-${i}` })),
+  Array.from({ length: 5 }, (_, i) => ipam.subnets.allocateAddress(pool.id, { hostname: `node-${i}` })),
 );
-console.log('nodes:', nodes.map(([node]) => `${node.hostname}=${node.ip}`).join(' '));
+console.log(
+  'nodes:',
+  nodes
+    .flat()
+    .map((node) => `${node.hostname}=${node.ip}`)
+    .join(' '),
+);
 
 // 2. Import an inventory: one row per subnet or address; a bad row is reported, the others are created.
 const imported = await ipam.importExport.importSubnets({
@@ -41,7 +49,7 @@ const addresses = await ipam.importExport.importAddresses({
 console.log('addresses imported:', addresses.summary.created);
 
 // 3. Export the addresses as CSV and find the printer by name.
-const csv = await ipam.importExport.exportAddresses({ subnet_id: imported.results[0].id ?? undefined });
+const csv = await ipam.importExport.exportAddresses({ subnet_id: imported.results[0]?.id ?? undefined });
 console.log(csv.trim().split('\r\n').length - 1, 'address row(s) in the CSV export');
 const found = await ipam.search.query({ q: 'printer' });
 console.log('search "printer":', found.addresses.map((a) => `${a.hostname} ${a.ip}`).join(', '));

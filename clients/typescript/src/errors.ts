@@ -17,9 +17,8 @@ export interface RateLimitInfo {
 
 /** Reads `X-RateLimit-Limit`, `-Remaining` and `-Reset` (Unix seconds); null when any is missing. */
 export function rateLimitOf(headers: Headers): RateLimitInfo | null {
-  const [limit, remaining, reset] = ['limit', 'remaining', 'reset'].map((name) =>
-    Number.parseInt(headers.get(`x-ratelimit-${name}`) ?? '', 10),
-  );
+  const read = (name: string) => Number.parseInt(headers.get(`x-ratelimit-${name}`) ?? '', 10);
+  const [limit, remaining, reset] = [read('limit'), read('remaining'), read('reset')];
   if ([limit, remaining, reset].some(Number.isNaN)) return null;
   return { limit, remaining, reset: new Date(reset * 1000) };
 }

@@ -118,8 +118,8 @@ export type IpamClient = { readonly [K in OperationName]: ExactOperation<Endpoin
 
 /** orval names the URL builder of operation `fooBar` `getFooBarUrl`. */
 function isUrlHelper(name: string): boolean {
-  const match = /^get(\w+)Url$/.exec(name);
-  return match !== null && `${match[1].charAt(0).toLowerCase()}${match[1].slice(1)}` in endpoints;
+  const operation = /^get(\w+)Url$/.exec(name)?.[1];
+  return operation !== undefined && `${operation.charAt(0).toLowerCase()}${operation.slice(1)}` in endpoints;
 }
 
 type Operation = (...args: unknown[]) => Promise<HttpResponse>;

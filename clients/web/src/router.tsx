@@ -31,14 +31,12 @@ export function useLocation(): URL {
 
 /** The parameters of `path` under `pattern` (`/subnets/:id`), or null when it does not match. */
 export function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const names: string[] = [];
-  const source = pattern.replace(/:(\w+)/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
+  const source = pattern.replace(/:(\w+)/g, '(?<$1>[^/]+)');
   const match = new RegExp(`^${source}/?$`).exec(path);
   if (!match) return null;
-  return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1])]));
+  return Object.fromEntries(
+    Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
+  );
 }
 
 /** An in-app link: a real `<a href>` (opens in a new tab as usual), navigating without a reload. */

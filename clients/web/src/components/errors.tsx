@@ -39,10 +39,10 @@ const TITLES: Record<number, string> = {
 export function fieldMessages(message: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const part of message.split('; ')) {
-    const match = /^([a-z_][\w.]*): (.+)$/i.exec(part);
-    if (!match || ['body', 'query', 'path', 'headers'].includes(match[1])) continue;
-    const field = match[1].split('.')[0];
-    fields[field] ??= match[2];
+    const [, path, text] = /^([a-z_][\w.]*): (.+)$/i.exec(part) ?? [];
+    if (path === undefined || text === undefined || ['body', 'query', 'path', 'headers'].includes(path)) continue;
+    const [field = path] = path.split('.');
+    fields[field] ??= text;
   }
   return fields;
 }

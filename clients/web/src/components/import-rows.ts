@@ -86,7 +86,7 @@ export function rowsOfCsv(what: What, text: string): Parsed | { problems: string
   const columns: Record<string, Kind> = COLUMNS[what];
   let records: ReturnType<typeof parseCsv>;
   try {
-    records = parseCsv(text).filter((r) => r.fields.length > 1 || r.fields[0].trim() !== '');
+    records = parseCsv(text).filter((r) => r.fields.length > 1 || (r.fields[0] ?? '').trim() !== '');
   } catch (error) {
     if (error instanceof CsvError) return { problems: [error.message] };
     throw error;
@@ -113,8 +113,9 @@ export function rowsOfCsv(what: What, text: string): Parsed | { problems: string
     const row: Record<string, unknown> = {};
     header.forEach((name, i) => {
       const cell = (fields[i] ?? '').replace(/^'/, '');
-      if (cell === '' && name !== 'vrf') return;
-      const value = cellValue(columns[name], cell);
+      const kind = columns[name]; // every column of the header is known (checked above)
+      if (kind === undefined || (cell === '' && name !== 'vrf')) return;
+      const value = cellValue(kind, cell);
       if ('problem' in value) problems.push(`Line ${line}, ${name}: ${value.problem}.`);
       else row[name] = value.value;
     });

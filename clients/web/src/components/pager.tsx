@@ -30,7 +30,7 @@ export interface PageState {
 }
 
 /** `offset` and `limit` of the URL (a limit not among `limits` is the first of them). */
-export function usePaging(limits: readonly number[]): PageState & { setPage(page: PageState): void } {
+export function usePaging(limits: readonly [number, ...number[]]): PageState & { setPage(page: PageState): void } {
   const [params, update] = useQueryParams();
   const asked = Number(params.get('limit'));
   const limit = limits.includes(asked) ? asked : limits[0];

@@ -43,9 +43,10 @@ export interface ResourceListProps<T extends { id: string }, Body> {
   /** Changes every field of the form (a create's body is a whole update). */
   update: (id: string, body: Body) => Promise<unknown>;
   remove: (id: string) => Promise<unknown>;
-  fields: Field<T>[];
-  /** The request body of the form's values (text as typed; the API checks it). */
-  body: (values: Values) => Body;
+  /** The form's fields, the first of them the one an item is named by in the list. */
+  fields: [Field<T>, ...Field<T>[]];
+  /** The request body of the form's values: `value(name)` is a field's text as typed (the API checks it). */
+  body: (value: (name: Field<T>['name']) => string) => Body;
   /** How one is named on its row and its buttons: "VLAN 120", "Lab". */
   name: (item: T) => string;
   /** The columns after the name's. */
@@ -58,7 +59,7 @@ type Editing<T> = { mode: 'create' } | { mode: 'edit' | 'delete'; item: T } | nu
 
 export function ResourceList<T extends { id: string }, Body>(props: ResourceListProps<T, Body>) {
   const { plural, noun, fields } = props;
-  const title = plural[0].toUpperCase() + plural.slice(1);
+  const title = plural.charAt(0).toUpperCase() + plural.slice(1);
   const canEdit = useCan('editor');
   const list = useQuery({ queryKey: [props.queryKey], queryFn: () => props.list() });
   const [editing, setEditing] = useState<Editing<T>>(null);
@@ -161,7 +162,8 @@ function EditForm<T extends { id: string }, Body>({
   const named = save.error ? problemOf(save.error).fields : {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(props.body(values));
+    // Every field has a value from the start (see above): one missing would be an empty box.
+    save.mutate(props.body((name) => values[name] ?? ''));
   };
   const action = item ? 'Save' : `Create ${props.noun}`;
   return (

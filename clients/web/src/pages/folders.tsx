@@ -22,10 +22,10 @@ export function FoldersPage(_props: Record<string, string>) {
           hint: 'Folders are listed by this number, then name.',
         },
       ]}
-      body={(v) => ({
-        name: v.name,
-        description: v.description,
-        sort_order: v.sort_order === '' ? undefined : Number(v.sort_order),
+      body={(value) => ({
+        name: value('name'),
+        description: value('description'),
+        sort_order: value('sort_order') === '' ? undefined : Number(value('sort_order')),
       })}
       name={(folder) => `folder ${folder.name}`}
       columns={[

@@ -16,7 +16,7 @@ export function LocationsPage(_props: Record<string, string>) {
         { name: 'name', label: 'Name' },
         { name: 'address', label: 'Address', hint: 'Postal or site address' },
       ]}
-      body={(v) => ({ name: v.name, address: v.address })}
+      body={(value) => ({ name: value('name'), address: value('address') })}
       name={(location) => `location ${location.name}`}
       columns={[
         { label: 'Address', cell: (location) => location.address },

@@ -23,6 +23,7 @@ export function SubnetPage({ id }: Record<string, string>) {
   // After a split the subnet is gone: the page shows its parts instead of asking for it again.
   const [split, setSplit] = useState<{ network: string; parts: SplitParts } | null>(null);
   if (split) return <SplitDone {...split} />;
+  if (id === undefined) throw new Error('The subnet page is routed as /subnets/:id, so it is given an id');
   return <SubnetView id={id} onSplit={(network, parts) => setSplit({ network, parts })} />;
 }
 

@@ -25,11 +25,11 @@ export function VlansPage(_props: Record<string, string>) {
           options: [{ value: '', label: 'None' }, ...[...where].map(([value, label]) => ({ value, label }))],
         },
       ]}
-      body={(v) => ({
-        vlan_number: Number(v.vlan_number),
-        name: v.name,
-        description: v.description,
-        location_id: v.location_id || null,
+      body={(value) => ({
+        vlan_number: Number(value('vlan_number')),
+        name: value('name'),
+        description: value('description'),
+        location_id: value('location_id') || null,
       })}
       name={(vlan) => `VLAN ${vlan.vlan_number}`}
       columns={[

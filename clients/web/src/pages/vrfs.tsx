@@ -17,7 +17,7 @@ export function VrfsPage(_props: Record<string, string>) {
         { name: 'rd', label: 'Route distinguisher', hint: 'Such as 65000:100' },
         { name: 'description', label: 'Description' },
       ]}
-      body={(v) => ({ name: v.name, rd: v.rd, description: v.description })}
+      body={(value) => ({ name: value('name'), rd: value('rd'), description: value('description') })}
       name={(vrf) => `VRF ${vrf.name}`}
       columns={[
         { label: 'Route distinguisher', cell: (vrf) => vrf.rd },

@@ -22,7 +22,11 @@ const RESOURCE_NAMES: Record<string, string> = {
 };
 
 /** The event types by resource: `folder` → folder.created, folder.updated, folder.deleted. */
-const GROUPS = [...new Set(EVENT_TYPES.map((type) => type.split('.')[0]))].map((resource) => ({
+const resourceOf = (type: string) => {
+  const [resource = type] = type.split('.');
+  return resource;
+};
+const GROUPS = [...new Set(EVENT_TYPES.map(resourceOf))].map((resource) => ({
   name: RESOURCE_NAMES[resource] ?? resource,
   types: EVENT_TYPES.filter((type) => type.startsWith(`${resource}.`)),
 }));

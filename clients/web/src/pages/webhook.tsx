@@ -26,6 +26,7 @@ const DELIVERY_LIMITS = [50, 100] as const;
 
 export function WebhookPage({ id }: Record<string, string>) {
   const isAdmin = useCan('admin');
+  if (id === undefined) throw new Error('The webhook page is routed as /developers/webhooks/:id, so it is given an id');
   return isAdmin ? (
     <WebhookDetail id={id} />
   ) : (
