@@ -30,6 +30,14 @@ export async function migrate(db: Db): Promise<void> {
   });
 }
 
+/**
+ * The names of the migrations the database has applied (readiness compares them with migrations/); rejects
+ * with SQLSTATE 42P01 when none ever ran (no schema_migrations table).
+ */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  return rowsOf<{ name: string }>(await db.execute(sql`SELECT name FROM schema_migrations`)).map((row) => row.name);
+}
+
 /** Splits a script at semicolons that end a line, outside `$$` bodies (drivers prepare one statement at a time). */
 export function splitStatements(script: string): string[] {
   const statements: string[] = [];

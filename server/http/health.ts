@@ -8,9 +8,9 @@
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
 import type { RequestHandler } from 'express';
-import { type Db, rowsOf } from '../db/types';
+import { appliedMigrations } from '../db/migrate';
+import type { Db } from '../db/types';
 import { sqlState } from '../errors';
 
 export const healthz: RequestHandler = (_req, res) => {
@@ -35,11 +35,7 @@ export interface Readiness {
 export async function checkReadiness(db: Db, expected: string[], timeoutMs: number): Promise<Readiness> {
   let applied: Set<string>;
   try {
-    const rows = await withTimeout(
-      db.execute(sql`SELECT name FROM schema_migrations`).then((result) => rowsOf<{ name: string }>(result)),
-      timeoutMs,
-    );
-    applied = new Set(rows.map((row) => row.name));
+    applied = new Set(await withTimeout(appliedMigrations(db), timeoutMs));
   } catch (error) {
     if (sqlState(error) === '42P01')
       return { ready: false, problem: 'Database migrations not applied: there is no schema_migrations table' };

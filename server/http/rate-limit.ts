@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../db/connection';
+import type { Db } from '../db/connection';
+import { claimCounterHits, deleteCountersBefore } from '../db/rate-limit-counters';
 
 /**
  * The longest window a caller may use (sign-in links per 15 minutes, invitations per hour). Counter rows
@@ -71,14 +71,7 @@ export function postgresCounters(db: Db): CounterStore {
   async function claim(key: string, lease: Lease, limit: number) {
     const size = leaseSize(limit);
     const windowStart = new Date(lease.windowStart);
-    const [row] = rowsOf<{ count: number }>(
-      await db.execute(sql`
-        INSERT INTO rate_limit_counters (key, window_start, count) VALUES (${key}, ${windowStart}, ${size})
-        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + ${size}
-        RETURNING count`),
-    );
-    // An upsert answers its row: none is a bug, not a refusal.
-    if (!row) throw new Error('Expected the rate-limit counter upserted, but the query returned no row');
+    const [row] = await claimCounterHits(db, key, windowStart, size);
     const before = row.count - size;
     const granted = Math.max(0, Math.min(size, limit - before));
     lease.left += granted;
@@ -90,9 +83,7 @@ export function postgresCounters(db: Db): CounterStore {
     if (Date.now() - lastSweep >= 60_000) {
       lastSweep = Date.now();
       sweep(leases, lease.windowStart);
-      await db.execute(sql`
-        DELETE FROM rate_limit_counters
-        WHERE window_start < least(now(), ${windowStart}::timestamptz) - ${`${LONGEST_WINDOW_MS} milliseconds`}::interval`);
+      await deleteCountersBefore(db, windowStart, LONGEST_WINDOW_MS);
     }
   }
 
