@@ -72,6 +72,8 @@ export function postgresCounters(db: Db): CounterStore {
     const size = leaseSize(limit);
     const windowStart = new Date(lease.windowStart);
     const [row] = await claimCounterHits(db, key, windowStart, size);
+    // An upsert answers its row: none is a bug, not a refusal.
+    if (!row) throw new Error('Expected the rate-limit counter upserted, but the query returned no row');
     const before = row.count - size;
     const granted = Math.max(0, Math.min(size, limit - before));
     lease.left += granted;
