@@ -104,7 +104,7 @@ export const DEFAULT_PROPAGATION_RESOLVERS: ResolverConfig[] = [
 ];
 
 /** `host[:port]` (`[v6]:port` for IPv6) of a variable, with its default port. */
-export function parseHostPort(name: string, value: string, defaultPort: number): { host: string; port: number } {
+function parseHostPort(name: string, value: string, defaultPort: number): { host: string; port: number } {
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(value.trim());
   const host = match?.[1] ?? match?.[2];
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
@@ -129,7 +129,7 @@ export function parseRdapUrl(value: string): string {
 }
 
 /** A JSON array of `{label, address, port?, location?}` (TOOLS_DNS_RESOLVERS, TOOLS_PROPAGATION_RESOLVERS). */
-export function parseResolvers(name: string, value: string | undefined, fallback: ResolverConfig[]): ResolverConfig[] {
+function parseResolvers(name: string, value: string | undefined, fallback: ResolverConfig[]): ResolverConfig[] {
   if (!value) return fallback;
   let parsed: unknown;
   try {
@@ -299,7 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** SECRETS_KEY: 32 bytes, as 64 hex digits or in base64. */
-export function parseSecretsKey(value: string): Buffer {
+function parseSecretsKey(value: string): Buffer {
   const text = value.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(text) && key.toString('base64') !== text.replace(/=*$/, '=')))
@@ -354,7 +354,7 @@ const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
  * linklocal and uniquelocal. `true` is refused: it would take the left-most X-Forwarded-For entry, which
  * any client writes itself, as the client address, and that address keys the per-IP rate limits.
  */
-export function parseTrustProxy(value: string | undefined): false | number | string {
+function parseTrustProxy(value: string | undefined): false | number | string {
   const trimmed = value?.trim() ?? '';
   if (trimmed === '' || trimmed.toLowerCase() === 'false') return false;
   if (trimmed.toLowerCase() === 'true')
@@ -395,7 +395,7 @@ function isAddressOrCidr(entry: string): boolean {
  * CORS_ORIGINS: comma-separated exact origins (scheme://host[:port]), normalised as browsers send them
  * (lower-case host, no default port, no trailing slash); `*`, paths and queries are refused.
  */
-export function parseCorsOrigins(value: string | undefined): string[] {
+function parseCorsOrigins(value: string | undefined): string[] {
   const origins = (value ?? '')
     .split(',')
     .map((entry) => entry.trim())

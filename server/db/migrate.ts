@@ -39,7 +39,7 @@ export async function appliedMigrations(db: Db): Promise<string[]> {
 }
 
 /** Splits a script at semicolons that end a line, outside `$$` bodies (drivers prepare one statement at a time). */
-export function splitStatements(script: string): string[] {
+function splitStatements(script: string): string[] {
   const statements: string[] = [];
   let current: string[] = [];
   let inBody = false;

@@ -47,7 +47,7 @@ export function serializeError(error: unknown, depth = 0): unknown {
 const scrub = (text: string) => text.replace(/\nparams: [^\n]*/g, '');
 
 /** The route as matched, for logs and metric labels: a template, so that ids never multiply the series. */
-export function routeOf(req: Request): string {
+function routeOf(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
   if (route && typeof route.path === 'string') return req.baseUrl + route.path;
   // Mounted middleware that answered (Swagger UI's files under /docs), or no route at all (404, preflight).

@@ -38,7 +38,7 @@ export type PendingEvent = WithoutTimestamp<Exclude<WebhookEvent, { type: 'ping'
 type Pair = [unknown, unknown];
 
 /** The event an activity entry stands for, or null when it is not one (event types: docs/decisions.md). */
-export function eventOf(entry: ActivityRecord): PendingEvent | null {
+function eventOf(entry: ActivityRecord): PendingEvent | null {
   const resource = entry.resourceType;
   if (!isEventResource(resource) || entry.resourceId === null) return null;
   const data = { id: entry.resourceId, changes: entry.changes };

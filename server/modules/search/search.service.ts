@@ -8,7 +8,7 @@ import * as repo from './search.repo';
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The ways a query can match: as an ip, a CIDR, the start of one, and text. */
-export function searchTerms(q: string): repo.SearchTerms {
+function searchTerms(q: string): repo.SearchTerms {
   const text = q.trim();
   const cidr = text.includes('/') ? (parseCidr(text)?.cidr ?? null) : null;
   // A host CIDR (/32, /128) names one address: it finds what the bare ip finds (and a subnet of that CIDR).

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 import { first } from '../shared/rows';
@@ -62,15 +62,6 @@ export const smallestContaining = async (db: Db, orgId: string, spaceId: string,
       .limit(1)
   )[0];
 
-export async function insert(db: Db, orgId: string, values: SubnetInsert) {
-  return (
-    await db
-      .insert(subnets)
-      .values({ orgId, ...values })
-      .returning()
-  )[0];
-}
-
 export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) {
   return db
     .insert(subnets)
@@ -111,14 +102,6 @@ export async function adoptContained(
         ne(subnets.id, newParentId),
       ),
     );
-}
-
-export async function setParent(db: Db, orgId: string, ids: string[], parentId: string | null) {
-  if (ids.length === 0) return;
-  await db
-    .update(subnets)
-    .set({ parentId })
-    .where(and(eq(subnets.orgId, orgId), inArray(subnets.id, ids)));
 }
 
 export async function reparentChildren(db: Db, orgId: string, fromParentId: string, toParentId: string | null) {

@@ -49,12 +49,12 @@ const REFUSAL = /^127\.255\.255\.\d+$/;
 const LOOPBACK_NET = /^127\.\d+\.\d+\.\d+$/;
 
 /** The name to ask a zone about `ip`: the reverse-lookup name without its `in-addr.arpa`/`ip6.arpa`. */
-export function dnsblName(ip: Ip, zone: string): string {
+function dnsblName(ip: Ip, zone: string): string {
   return `${arpaName(ip).replace(/\.(?:in-addr|ip6)\.arpa$/, '')}.${zone}`;
 }
 
 /** What an answer says: listed (true), not listed (false), or unknown (null). */
-export function dnsblVerdict(response: DnsResponse): boolean | null {
+function dnsblVerdict(response: DnsResponse): boolean | null {
   if (response.rcode === 'NXDOMAIN') return false;
   if (response.rcode !== 'NOERROR') return null;
   const addresses = response.answers.filter((r) => r.type === 'A').map((r) => r.text);

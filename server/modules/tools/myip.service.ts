@@ -30,7 +30,7 @@ const MAX_NAMES = 3;
 type MyIp = z.infer<typeof ToolsMyIp>;
 
 /** The caller's address, an IPv4-mapped IPv6 address (a dual-stack socket's) shown as the IPv4 address. */
-export function callerAddress(raw: string): Ip | null {
+function callerAddress(raw: string): Ip | null {
   const ip = parseIp(raw);
   if (ip?.version === 6 && ip.value >> 32n === 0xffffn) return { version: 4, value: ip.value & 0xffffffffn };
   return ip;

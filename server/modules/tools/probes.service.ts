@@ -66,7 +66,7 @@ export const DEFAULT_SCAN_PORTS = SERVICES.slice(0, 19).map(([port]) => port);
 const SERVICE_OF = new Map(SERVICES.map(([port, service, category]) => [port, { service, category }]));
 
 /** The usual service of a port and its group; `unknown` for both when the port has no well-known use. */
-export function serviceOf(port: number): { service: string; category: string } {
+function serviceOf(port: number): { service: string; category: string } {
   return SERVICE_OF.get(port) ?? { service: 'unknown', category: 'unknown' };
 }
 
@@ -80,7 +80,7 @@ export function probeAddress(addresses: [string, ...string[]]): string {
 }
 
 /** TCP connect time to `ip`:`port` in milliseconds (0.1 ms precision), or null when refused or timed out. */
-export function connectTime(ip: string, port: number, timeoutMs: number): Promise<number | null> {
+function connectTime(ip: string, port: number, timeoutMs: number): Promise<number | null> {
   return new Promise((resolve) => {
     const socket = new Socket();
     const started = performance.now();

@@ -57,7 +57,7 @@ export function isDnsName(name: string): boolean {
 }
 
 /** A TXT record is an SPF record when it starts with exactly `v=spf1` and a space or its end (RFC 7208 4.5). */
-export const isSpfRecord = (text: string) => /^v=spf1(?: |$)/i.test(text);
+const isSpfRecord = (text: string) => /^v=spf1(?: |$)/i.test(text);
 
 // ---------------------------------------------------------------------------------------------------------
 // Syntax

@@ -128,7 +128,7 @@ export function parseSubjectAltNames(text: string | undefined): string[] {
 }
 
 /** The presented chain from the leaf, following each issuer until a self-signed one, a loop or the cap. */
-export function chainOf(leaf: DetailedPeerCertificate): DetailedPeerCertificate[] {
+function chainOf(leaf: DetailedPeerCertificate): DetailedPeerCertificate[] {
   const chain: DetailedPeerCertificate[] = [];
   const seen = new Set<string>();
   let current: DetailedPeerCertificate | undefined = leaf;
@@ -140,7 +140,7 @@ export function chainOf(leaf: DetailedPeerCertificate): DetailedPeerCertificate[
   return chain;
 }
 
-export function describeCertificate(certificate: DetailedPeerCertificate, now: Date): Certificate {
+function describeCertificate(certificate: DetailedPeerCertificate, now: Date): Certificate {
   const notBefore = new Date(certificate.valid_from);
   const notAfter = new Date(certificate.valid_to);
   return {

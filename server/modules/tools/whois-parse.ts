@@ -35,7 +35,7 @@ const RWHOIS_ATTRIBUTE = /^[a-z][a-z0-9-]*:([A-Za-z][A-Za-z0-9-]*)(?:;[A-Za-z]+)
  * skipped. A key with no value heads a section (`Name servers:` then indented lines): each indented line
  * without a key is a value of the section's key, and an indented `Name: X` is also `<section> name: X`.
  */
-export function paragraphs(text: string): Entry[][] {
+function paragraphs(text: string): Entry[][] {
   const result: Entry[][] = [];
   let current: Entry[] = [];
   let section: { key: string; indent: number } | null = null;
@@ -199,7 +199,7 @@ const dateField = (text: string | undefined) => {
 };
 
 /** Whole days from `now` to `expires` (rounded down; negative once expired). */
-export function daysUntil(expires: Date, now: Date): number {
+function daysUntil(expires: Date, now: Date): number {
   return Math.floor((expires.getTime() - now.getTime()) / 86_400_000);
 }
 
@@ -490,7 +490,7 @@ const RIRS: [RegExp, string][] = [
   [/\bafrinic\b/, 'afrinic'],
 ];
 
-export function rirOf(...hints: (string | undefined)[]): string | null {
+function rirOf(...hints: (string | undefined)[]): string | null {
   for (const hint of hints) {
     const found = hint && RIRS.find(([pattern]) => pattern.test(hint.toLowerCase()));
     if (found) return found[1];

@@ -6,7 +6,7 @@ import { countPending } from './queue.repo';
 import { createWebhookWorker, type WebhookWorker } from './worker';
 
 /** Every address the system resolver gives for a host. */
-export async function systemResolver(host: string): Promise<string[]> {
+async function systemResolver(host: string): Promise<string[]> {
   return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 }
 
