@@ -89,8 +89,8 @@ function failureCounter(limit: number, now: () => number) {
 }
 
 /**
- * Runs before request validation, so the order is 401 → 403 → 400 as the design fixes it. A client address
- * past `failuresPerMinute` failed authentications gets 429 `rate_limited` with Retry-After instead.
+ * Runs before request validation, so the order of checks is 401 → 403 → 400 (docs/decisions.md, HTTP). A
+ * client address past `failuresPerMinute` failed authentications gets 429 `rate_limited` with Retry-After instead.
  */
 export function authenticate(
   auth: Authenticator,

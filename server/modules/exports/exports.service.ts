@@ -26,7 +26,7 @@ const SUBNET_COLUMNS = [
   'scan_enabled',
   'tracked',
 ];
-// After the specification's columns, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it.
+// Last, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it (docs/decisions.md, Export).
 const ADDRESS_COLUMNS = [
   'ip',
   'subnet',

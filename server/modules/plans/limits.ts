@@ -64,7 +64,7 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     api_keys: null,
     webhooks: null,
     rate_limit: 3000,
-    // "custom" in the plan table: 90 days unless the operator overrides it (`set-limits`).
+    // "custom" for enterprise: 90 days unless the operator overrides it (`set-limits`; docs/decisions.md, Activity).
     activity_retention_days: 90,
   },
 };
