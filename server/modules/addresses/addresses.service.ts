@@ -22,7 +22,7 @@ import {
   recordDelete,
   recordUpdate,
 } from '../activity/activity.service';
-import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../plans/limit-check';
+import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
 import {
@@ -56,7 +56,7 @@ const toDto = (row: repo.AddressRow): repo.AddressDto => ({
 });
 
 /** Any accepted MAC form, stored lower-case and colon-separated; '' clears. */
-export const normalizeMac = (mac: string) =>
+const normalizeMac = (mac: string) =>
   mac === '' ? '' : (mac.replace(/[:-]/g, '').toLowerCase().match(/../g) ?? []).join(':');
 
 /** The fields of an address a body may give, in the repository's names; only those given (MAC normalised). */

@@ -4,7 +4,7 @@ import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
-import { assertLimitLocked } from '../plans/limit-check';
+import { assertLimitLocked } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
 import * as repo from './api-keys.repo';
 

@@ -8,7 +8,7 @@ import type { Db } from '../../db/connection';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
+import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
 import type { OrgRows } from './org-rows';
 import { orNotFound, uniqueOr } from './results';

@@ -7,7 +7,7 @@ import { BITS, type Cidr, cidrRange, formatCidr, formatIp, freeBlocks, parseIp, 
 import type { Principal } from '../../principal';
 import { subnetFields } from '../activity/activity.changes';
 import { recordCreatedMany } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
+import { assertLimitLocked } from '../identity/limit-check';
 import { load } from './subnet-space.service';
 import { insertManyNested, lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';

@@ -4,7 +4,7 @@ import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
+import { assertLimitLocked } from '../identity/limit-check';
 import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';
 import { lockSubnet } from './subnets.hierarchy';

@@ -8,8 +8,8 @@ import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
 import { lockOrganization } from '../identity/identity.service';
+import { assertLimitLocked } from '../identity/limit-check';
 import { hashToken } from '../identity/tokens';
-import { assertLimitLocked } from '../plans/limit-check';
 import { orNotFound } from '../shared/results';
 import * as invitations from './invitations.repo';
 import * as team from './team.repo';
@@ -27,7 +27,7 @@ const toDto = (row: invitations.InvitationRow): InvitationDto => ({
   created_at: row.createdAt.toISOString(),
 });
 
-export const acceptLink = (publicUrl: string, token: string) =>
+const acceptLink = (publicUrl: string, token: string) =>
   `${publicUrl}/api/v1/auth/accept-invite?token=${encodeURIComponent(token)}`;
 
 /**

@@ -20,7 +20,7 @@ import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { assertLimitLocked } from '../plans/limit-check';
+import { assertLimitLocked } from '../identity/limit-check';
 import { given, orNotFound } from '../shared/results';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';
 import { newWebhookSecret, webhookHeaders } from './signing';
@@ -54,7 +54,7 @@ const activityFields = (row: repo.WebhookRow) => ({
 });
 
 /** The operator's allow list and the (injectable) resolver: the only inputs of the outbound checks. */
-export const outboundPolicy = (context: ServerContext): OutboundPolicy => ({
+const outboundPolicy = (context: ServerContext): OutboundPolicy => ({
   allowCidrs: context.config.outboundAllowCidrs,
   resolveHost: context.resolveHost,
 });

@@ -1,9 +1,13 @@
-/** Plan limits checked where rows are added, inside the adding transaction. */
+/**
+ * Plan limits checked where rows are added, inside the adding transaction, under the organisation's lock: in
+ * the identity module, which owns the organisation row (identity reads the plans' names, so the check in
+ * plans/ made the two modules a cycle).
+ */
 import type { Db } from '../../db/connection';
 import type { Step } from '../../db/pipeline';
 import type { Principal } from '../../principal';
-import { getOrganization, lockOrganization, lockOrganizationStep } from '../identity/identity.service';
-import { assertWithinLimit, effectiveLimits, type LimitName } from './limits';
+import { assertWithinLimit, effectiveLimits, type LimitName } from '../plans/limits';
+import { getOrganization, lockOrganization, lockOrganizationStep } from './identity.service';
 
 /** The organisation a limit applies to, with its plan when the caller already knows it (a request's caller). */
 type LimitOwner = { orgId: string } & Partial<Pick<Principal, 'plan' | 'limitOverrides'>>;
