@@ -8,9 +8,9 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './change-feed';
 import { migrate } from './migrate';
-import { multiplexer, registerMultiplexer } from './multiplexer';
+import { multiplexer } from './multiplexer';
 import * as schema from './schema';
-import { type Db, driverClientOf } from './types';
+import { type Db, driverLink } from './types';
 
 export { type Db, rowsOf } from './types';
 
@@ -23,11 +23,8 @@ export interface Database {
 /** Pipelined connections per process beside the pool. */
 const MULTIPLEXED_CONNECTIONS = 2;
 
-/** The change notifications of each opened database (see change-feed.ts), for the caches built on it. */
-const changeFeeds = new WeakMap<object, ChangeFeed>();
-/** The feed of a database, or of the database a transaction runs on (PostgreSQL server only). */
-export const changeFeedOf = (db: Db): ChangeFeed | undefined =>
-  changeFeeds.get(db) ?? changeFeeds.get(driverClientOf(db) as object);
+/** The change notifications of a database or a transaction on it (change-feed.ts), for the caches built on it. */
+export const changeFeedOf = (db: Db): ChangeFeed | undefined => db[driverLink]?.feed;
 
 export type DatabaseOptions =
   | { databaseUrl: string; maxConnections?: number }
@@ -40,10 +37,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.maxConnections ?? 10,
+      // pg's pipeline mode: statements sent without waiting for the last one's answer leave at once (pipeline.ts).
+      pipeline: true,
       // Connections stay open: no idle timer armed and cleared around every query.
       idleTimeoutMillis: 0,
       onConnect: (client) => {
-        changeFeeds.set(client, changes); // a transaction's session holds its pooled client
         // A connection lost while checked out (the server restarted) fails its queries, and the pool drops it
         // on release; without a listener its 'error' event would end the process.
         client.on('error', () => {});
@@ -53,9 +51,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // Likewise for an idle connection, which the pool drops before emitting this; it opens new ones on demand.
     pool.on('error', () => {});
     const statements = multiplexer(options.databaseUrl, MULTIPLEXED_CONNECTIONS, changes.onPoolConnect);
-    registerMultiplexer(pool, statements);
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
-    changeFeeds.set(db, changes);
+    const db: Db = Object.assign(drizzlePg(pool, { schema }), {
+      [driverLink]: { kind: 'pool', pool, statements, feed: changes } as const,
+    });
     const close = async () => {
       await changes.close();
       await statements.close();
@@ -76,9 +74,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       dataDir: options.dataDir ? resolve(options.dataDir) : undefined,
       extensions: { btree_gist, pg_trgm },
     });
-    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    const feed = await pgliteChangeFeed(client);
+    const db: Db = Object.assign(drizzlePglite(client, { schema }), {
+      [driverLink]: { kind: 'pglite', pglite: client, feed } as const,
+    });
     await migrate(db);
-    changeFeeds.set(db, await pgliteChangeFeed(client));
     return {
       db,
       kind: 'pglite',

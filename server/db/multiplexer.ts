@@ -5,15 +5,14 @@
  * load that is many requests' statements per write and per wake-up of a PostgreSQL backend, where the pool
  * spends a write, a wake-up and a round trip on each (a bare Express endpoint answers about 50 % more
  * requests per second this way). Each statement still has its own Sync: its own implicit transaction, and an
- * error fails it alone.
+ * error fails it alone. This is pg's own pipeline mode (`pipeline: true`): the statements of one turn leave
+ * back to back, each as one write.
  *
  * Transactions and writes keep the pool: a transaction needs a connection of its own between statements, and
  * a write waits for its commit to be flushed, which would hold up every statement behind it here (commits
  * share flushes only when many connections commit at once).
  */
 import pg from 'pg';
-
-type Connection = pg.Client & { connection: { stream: { cork(): void; uncork(): void } } };
 
 export interface Multiplexer {
   query<Row>(name: string, text: string, values: unknown[]): Promise<Row[]>;
@@ -29,13 +28,12 @@ export function multiplexer(
   size: number,
   onConnect: (client: pg.Client) => Promise<void>,
 ): Multiplexer {
-  const slots: (Promise<Connection> | null)[] = Array.from({ length: size }, () => null);
-  const pending = new Map<Promise<Connection>, number>();
-  const corked = new Set<Connection>();
+  const slots: (Promise<pg.Client> | null)[] = Array.from({ length: size }, () => null);
+  const pending = new Map<Promise<pg.Client>, number>();
   let closed = false;
 
   const open = (slot: number) => {
-    const client = new pg.Client({ connectionString, pipeline: true }) as Connection;
+    const client = new pg.Client({ connectionString, pipeline: true });
     const ready = (async () => {
       await client.connect();
       await onConnect(client);
@@ -55,24 +53,13 @@ export function multiplexer(
 
   /** The connection with the fewest statements in flight, opening one where a slot is empty. */
   const pick = () => {
-    let best: Promise<Connection> | null = null;
+    let best: Promise<pg.Client> | null = null;
     for (let slot = 0; slot < size; slot++) {
       const connection = slots[slot] ?? open(slot);
       if (best === null || (pending.get(connection) ?? 0) < (pending.get(best) ?? 0)) best = connection;
     }
-    return best as Promise<Connection>;
-  };
-
-  /** Holds the connection's writes until the end of this turn of the event loop. */
-  const corkForThisTurn = (client: Connection) => {
-    if (corked.has(client)) return;
-    if (corked.size === 0) setImmediate(uncorkAll);
-    corked.add(client);
-    client.connection.stream.cork();
-  };
-  const uncorkAll = () => {
-    for (const client of corked) client.connection.stream.uncork();
-    corked.clear();
+    if (best === null) throw new Error('A multiplexer has at least one connection');
+    return best;
   };
 
   return {
@@ -82,22 +69,15 @@ export function multiplexer(
       pending.set(ready, (pending.get(ready) ?? 0) + 1);
       try {
         const client = await ready;
-        corkForThisTurn(client);
-        return (await client.query({ name, text, values })).rows as Row[];
+        return (await client.query<Row & pg.QueryResultRow>({ name, text, values })).rows;
       } finally {
         if (pending.has(ready)) pending.set(ready, (pending.get(ready) ?? 1) - 1);
       }
     },
     async close() {
       closed = true;
-      uncorkAll();
-      const open = slots.filter((slot): slot is Promise<Connection> => slot !== null);
+      const open = slots.filter((slot): slot is Promise<pg.Client> => slot !== null);
       await Promise.all(open.map(async (ready) => (await ready.catch(() => null))?.end().catch(() => {})));
     },
   };
 }
-
-/** The pipelined connections beside each pool, for the statements sent outside transactions. */
-const multiplexers = new WeakMap<pg.Pool, Multiplexer>();
-export const registerMultiplexer = (pool: pg.Pool, statements: Multiplexer) => multiplexers.set(pool, statements);
-export const multiplexerOf = (pool: pg.Pool): Multiplexer | undefined => multiplexers.get(pool);

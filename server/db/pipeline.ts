@@ -1,214 +1,85 @@
 /**
- * Several prepared statements sent to PostgreSQL together: one write and one round trip on a server, run
- * as one transaction (PostgreSQL's implicit transaction up to the Sync that ends the batch, or the caller's
- * transaction when `db` is one). Each statement still takes its own snapshot, so a lock taken by one is
- * held while the next reads; the first error rolls the whole batch back and rejects.
+ * Transactions, and several statements sent to PostgreSQL together: one write and one round trip on a server
+ * (pg's own pipeline mode: every pooled connection is pipelined, so statements sent without waiting for the
+ * last one's answer leave back to back). A pipeline is one transaction: BEGIN, its steps and COMMIT sent at
+ * once, or the caller's transaction when `db` is one. Each statement still takes its own snapshot, so a lock
+ * taken by one is held while the next reads; the first error rolls the whole batch back and rejects.
  *
  * On PGlite, which has no wire protocol, the statements run one after another in a transaction.
  */
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import pg from 'pg';
-import pgUtils from 'pg/lib/utils.js';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import type pg from 'pg';
+import type { ChangeFeed } from './change-feed';
+import { runStatement, type Step } from './prepared';
 import * as schema from './schema';
-import { type Db, driverClientOf } from './types';
+import { type Db, type DriverLink, driverLink } from './types';
 
-/** A named statement with positional parameters ($1, $2 …). */
-export interface Statement {
-  name: string;
-  text: string;
-}
-
-/** A statement with its values, as one step of a pipeline; `Row` is the type of its rows. */
-export interface Step<Row> {
-  statement: Statement;
-  values: unknown[];
-  /** Only carries the row type. */
-  readonly row?: Row;
-}
+export type { Statement, Step } from './prepared';
 
 type RowsOf<Steps extends readonly Step<unknown>[]> = {
   [K in keyof Steps]: Steps[K] extends Step<infer Row> ? Row[] : never;
 };
 
-type PgConnection = {
-  parsedStatements: Record<string, string>;
-  stream: { cork?: () => void; uncork?: () => void };
-  parse(query: { name: string; text: string; types: unknown[] }): void;
-  bind(config: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
-  describe(message: { type: 'P'; name: string }): void;
-  execute(config: { portal: string; rows: number }): void;
-  sync(): void;
-};
-type PgMessage = { fields: unknown[] };
-/** pg's parser of one statement's rows (by its row description, with the global type parsers). */
-type PgResult = {
-  rows: unknown[];
-  addFields(fields: unknown[]): void;
-  parseRow(fields: unknown[]): unknown;
-  addRow(row: unknown): void;
-};
-const Result = pg.Result as unknown as new (rowMode: undefined, types: typeof pg.types) => PgResult;
+type PoolLink = Extract<DriverLink, { kind: 'pool' }>;
 
-/**
- * A pg Submittable (the interface pg-cursor uses): writes Bind/Describe/Execute for every step and one Sync,
- * corked into a single write, and collects each step's rows as pg would parse them. With `parseOnly`, it
- * writes the Parse of every statement instead (and nothing to execute).
- */
-class Batch implements pg.Submittable {
-  private readonly results: PgResult[];
-  private current = 0;
-  private failed = false;
-  readonly promise: Promise<unknown[][]>;
-  private resolve!: (rows: unknown[][]) => void;
-  private reject!: (error: unknown) => void;
+/** The handles of one pooled connection, in a transaction and not (made once: making one reads the schema). */
+const handles = new WeakMap<pg.PoolClient, { plain: Db; inTransaction: Db }>();
 
-  constructor(
-    private readonly steps: readonly Step<unknown>[],
-    private readonly parseOnly = false,
-  ) {
-    this.results = steps.map(() => new Result(undefined, pg.types));
-    this.promise = new Promise((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
-
-  /** Writes the batch; an Error returned (a value that cannot be sent) is handed back by pg before any write. */
-  submit(pgConnection: pg.Connection) {
-    // pg's typings leave out the parts of its connection a Submittable uses: their shape as pg 8 has them.
-    const connection = pgConnection as unknown as PgConnection;
-    let parameters: unknown[][];
-    try {
-      parameters = this.steps.map((step) => step.values.map(pgUtils.prepareValue));
-    } catch (error) {
-      return error as Error;
-    }
-    connection.stream.cork?.();
-    try {
-      this.steps.forEach(({ statement }, i) => {
-        if (this.parseOnly) {
-          connection.parse({ name: statement.name, text: statement.text, types: [] });
-          return;
-        }
-        connection.bind({ portal: '', statement: statement.name, values: parameters[i], valueMapper: same });
-        connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
+function handleOf(client: pg.PoolClient, feed: ChangeFeed, inTransaction: boolean): Db {
+  let made = handles.get(client);
+  if (!made) {
+    const make = (inTransaction: boolean): Db =>
+      Object.assign(drizzle(client, { schema }), {
+        [driverLink]: { kind: 'connection', client, inTransaction, feed } as const,
       });
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
-    }
-    return null;
+    made = { plain: make(false), inTransaction: make(true) };
+    handles.set(client, made);
   }
-
-  handleRowDescription(message: PgMessage) {
-    this.results[this.current].addFields(message.fields);
-  }
-
-  handleDataRow(message: PgMessage) {
-    const result = this.results[this.current];
-    result.addRow(result.parseRow(message.fields));
-  }
-
-  handleCommandComplete() {
-    this.current++;
-  }
-
-  handleEmptyQuery() {
-    this.current++;
-  }
-
-  handleError(error: unknown) {
-    // pg forgets the active query after an error: no ReadyForQuery reaches this batch.
-    this.failed = true;
-    this.reject(error);
-  }
-
-  handleReadyForQuery() {
-    if (!this.failed) this.resolve(this.results.map((result) => result.rows));
-  }
-
-  handlePortalSuspended() {}
-  handleCopyInResponse() {}
-  handleCopyData() {}
+  return inTransaction ? made.inTransaction : made.plain;
 }
 
-const same = (value: unknown) => value;
+async function withConnection<T>(link: PoolLink, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await link.pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    // The pool drops a connection whose socket failed.
+    client.release();
+  }
+}
 
-type PgClient = pg.PoolClient & {
-  connection: PgConnection & { submittedNamedStatements: Record<string, string> };
-};
-
-/**
- * Sends the steps on a connection. Statements new to it are parsed first, in a batch of their own (a Parse
- * inside the main batch could not be told apart from its execution when that fails). A statement counts as
- * parsed from the moment its Parse is sent, as pg counts its own.
- */
-async function runOnClient(client: PgClient, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
-  const { parsedStatements: parsed, submittedNamedStatements: submitted } = client.connection;
-  const unparsed = [
-    ...new Map(
-      steps.filter((s) => !parsed[s.statement.name] && !submitted[s.statement.name]).map((s) => [s.statement.name, s]),
-    ).values(),
+/** Sends the statements at once; answers each one's rows, or throws the first error (in the order sent). */
+async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean): Promise<unknown[][]> {
+  const sent = [
+    ...(own ? [client.query('BEGIN')] : []),
+    ...steps.map(({ statement, values }) => client.query({ name: statement.name, text: statement.text, values })),
+    // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
+    ...(own ? [client.query('COMMIT')] : []),
   ];
-  let parsing: Promise<unknown> = Promise.resolve();
-  if (unparsed.length > 0) {
-    const parse = new Batch(unparsed, true);
-    for (const { statement } of unparsed) submitted[statement.name] = statement.text;
-    client.query(parse);
-    parsing = parse.promise.then(
-      () => {
-        for (const { statement } of unparsed) {
-          parsed[statement.name] = statement.text;
-          delete submitted[statement.name];
-        }
-      },
-      (error) => {
-        for (const { statement } of unparsed) delete submitted[statement.name];
-        throw error;
-      },
-    );
-  }
-  const batch = new Batch(steps);
-  client.query(batch);
-  const [parsedOutcome, rows] = await Promise.allSettled([parsing, batch.promise]);
-  if (parsedOutcome.status === 'rejected') throw parsedOutcome.reason;
-  if (rows.status === 'rejected') throw rows.reason;
-  return rows.value;
+  const settled = await Promise.allSettled(sent);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.slice(own ? 1 : 0, own ? -1 : undefined).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
 }
 
-type PgliteLike = {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
-  transaction?<T>(run: (tx: PgliteLike) => Promise<T>): Promise<T>;
-};
-
-async function runInOrder(client: PgliteLike, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
+async function runInOrder(db: Db, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
   const rows: unknown[][] = [];
-  for (const { statement, values } of steps) rows.push((await client.query(statement.text, values)).rows);
+  for (const { statement, values } of steps) rows.push(await runStatement(db, statement, values));
   return rows;
 }
 
-/** A drizzle database over one pooled connection, made once per connection (making one reads the whole schema). */
-const databases = new WeakMap<object, Db>();
-
-/**
- * Runs `work` with a database that is one pooled connection (statements one after another, no transaction
- * around them): for a read whose answer a pipeline on the same connection then writes from, with nothing
- * queued in between. Elsewhere (PGlite, a transaction) `work` gets `db` itself.
- */
-export async function onOneConnection<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T> {
-  const client = driverClientOf(db);
-  if (!(client instanceof pg.Pool)) return work(db);
-  const connection = await client.connect();
-  try {
-    let single = databases.get(connection);
-    if (!single) {
-      single = drizzlePg(connection, { schema }) as unknown as Db;
-      databases.set(connection, single);
-    }
-    return await work(single);
-  } finally {
-    connection.release();
+async function runSteps(db: Db, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
+  const link = db[driverLink];
+  switch (link?.kind) {
+    case 'pool':
+      // On a pooled connection of its own, not a multiplexed one: a batch that writes waits for its commit to
+      // be flushed, and commits share flushes only when many connections commit at once.
+      return withConnection(link, (client) => sendAll(client, steps, true));
+    case 'connection':
+      return sendAll(link.client, steps, !link.inTransaction);
+    case 'pglite':
+      return transaction(db, (tx) => runInOrder(tx, steps));
+    default:
+      return runInOrder(db, steps);
   }
 }
 
@@ -217,23 +88,70 @@ export async function pipeline<const Steps extends readonly Step<unknown>[]>(
   db: Db,
   steps: Steps,
 ): Promise<RowsOf<Steps>> {
-  // On a pooled connection of its own, not a multiplexed one: a batch that writes waits for its commit to be
-  // flushed, and commits share flushes only when many connections commit at once.
-  const client = driverClientOf(db);
-  if (client instanceof pg.Pool) {
-    const connection = (await client.connect()) as unknown as PgClient;
-    try {
-      return (await runOnClient(connection, steps)) as RowsOf<Steps>;
-    } finally {
-      // The pool drops a connection whose socket failed.
-      connection.release();
+  const rows: unknown[][] = await runSteps(db, steps);
+  // Each step's rows are typed by its statement.
+  return rows as RowsOf<Steps>;
+}
+
+/** Runs `work` in a transaction on the connection: BEGIN, COMMIT when it resolves, ROLLBACK when it throws. */
+async function inTransaction<T>(client: pg.PoolClient, tx: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  let result: T;
+  try {
+    result = await work(tx);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  await client.query('COMMIT');
+  return result;
+}
+
+let savepoints = 0;
+
+async function inSavepoint<T>(client: pg.PoolClient, tx: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  const name = `s${++savepoints}`;
+  await client.query(`SAVEPOINT ${name}`);
+  try {
+    const result = await work(tx);
+    await client.query(`RELEASE SAVEPOINT ${name}`);
+    return result;
+  } catch (error) {
+    await client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` in a transaction; inside one, in a savepoint (a failure undoes only what `work` did, and the
+ * caller's transaction goes on).
+ */
+export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  const link = db[driverLink];
+  switch (link?.kind) {
+    case 'pool':
+      return withConnection(link, (client) => inTransaction(client, handleOf(client, link.feed, true), work));
+    case 'connection':
+      return link.inTransaction
+        ? inSavepoint(link.client, db, work)
+        : inTransaction(link.client, handleOf(link.client, link.feed, true), work);
+    case 'pglite':
+    case 'pglite-transaction': {
+      const inner = { kind: 'pglite-transaction', feed: link.feed } as const;
+      return db.transaction((tx) => work(Object.assign(tx, { [driverLink]: inner })));
     }
+    default:
+      return db.transaction(work);
   }
-  if (client instanceof pg.Client) return (await runOnClient(client as unknown as PgClient, steps)) as RowsOf<Steps>;
-  const pglite = client as PgliteLike;
-  // A PGlite transaction object has no transaction(): the caller's transaction holds the steps.
-  if (typeof pglite.transaction === 'function') {
-    return (await pglite.transaction((tx) => runInOrder(tx, steps))) as RowsOf<Steps>;
-  }
-  return (await runInOrder(pglite, steps)) as RowsOf<Steps>;
+}
+
+/**
+ * Runs `work` with a database that is one pooled connection (statements one after another, no transaction
+ * around them): for a read whose answer a pipeline on the same connection then writes from, with nothing
+ * queued in between. Elsewhere (PGlite, a transaction) `work` gets `db` itself.
+ */
+export async function onOneConnection<T>(db: Db, work: (connection: Db) => Promise<T>): Promise<T> {
+  const link = db[driverLink];
+  if (link?.kind !== 'pool') return work(db);
+  return withConnection(link, (client) => work(handleOf(client, link.feed, false)));
 }

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { HEAVY_PER_CALLER } from '../../contract/common/meta';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from '../../server/config';
+import { transaction } from '../../server/db/pipeline';
 import { clientIp } from '../support/client';
 import { parseCsv } from '../support/csv';
 import { useTestServer } from '../support/factories';
@@ -201,15 +202,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('heavy work with one slot in the
     const b = await one.server.newOrg();
     let release = () => {};
     const locked = new Promise<void>((resolve, reject) => {
-      one.server.database.db
-        .transaction(async (tx) => {
-          await tx.execute(sql`LOCK TABLE activity IN ACCESS EXCLUSIVE MODE`);
-          resolve();
-          await new Promise<void>((done) => {
-            release = done;
-          });
-        })
-        .catch(reject);
+      transaction(one.server.database.db, async (tx) => {
+        await tx.execute(sql`LOCK TABLE activity IN ACCESS EXCLUSIVE MODE`);
+        resolve();
+        await new Promise<void>((done) => {
+          release = done;
+        });
+      }).catch(reject);
     });
     await locked;
     // A's export takes the one slot and waits inside it for the activity table.

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/connection';
-import { pipeline } from '../../server/db/pipeline';
+import { pipeline, transaction } from '../../server/db/pipeline';
 import { prepared } from '../../server/db/prepared';
 
 const url = process.env.TEST_DATABASE_URL;
@@ -70,13 +70,11 @@ describe('pipeline', () => {
 
   it("runs inside the caller's transaction, and rolls back with it", async () => {
     const before = await allLabels();
-    await database.db
-      .transaction(async (tx) => {
-        await pipeline(tx, [insert.step(20, 'twenty', null)]);
-        expect(rowsOf(await tx.execute(sql.raw(`SELECT id FROM ${table} WHERE id = 20`)))).toHaveLength(1);
-        throw new Error('roll back');
-      })
-      .catch(() => {});
+    await transaction(database.db, async (tx) => {
+      await pipeline(tx, [insert.step(20, 'twenty', null)]);
+      expect(rowsOf(await tx.execute(sql.raw(`SELECT id FROM ${table} WHERE id = 20`)))).toHaveLength(1);
+      throw new Error('roll back');
+    }).catch(() => {});
     expect(await allLabels()).toEqual(before);
   });
 
@@ -92,7 +90,7 @@ describe('pipeline', () => {
       const holding = new Promise<void>((resolve) => {
         locked = resolve;
       });
-      const holder = database.db.transaction(async (tx) => {
+      const holder = transaction(database.db, async (tx) => {
         await lock(tx, key);
         locked();
         await released;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Db, openDatabase, rowsOf } from '../../server/db/connection';
-import { pipeline } from '../../server/db/pipeline';
+import { pipeline, transaction } from '../../server/db/pipeline';
 import * as identity from '../../server/modules/identity/identity.service';
 import { lockAddressHomeStep, lockSpaces, spaceOf } from '../../server/modules/subnets/spaces';
 
@@ -29,23 +29,21 @@ async function exclusiveLockWhile(orgId: string, vrfId: string | null, hold: (tx
   const held = new Promise<void>((resolve) => {
     holding = resolve;
   });
-  const holder = database.db.transaction(async (tx) => {
+  const holder = transaction(database.db, async (tx) => {
     await hold(tx);
     holding();
     await released;
   });
   await held;
   try {
-    return await database.db
-      .transaction(async (tx) => {
-        await tx.execute(sql`SET LOCAL lock_timeout = '200ms'`);
-        await lockSpaces(tx, orgId, [spaceOf(vrfId)]);
-        return 'taken';
-      })
-      .catch((error: Error) => {
-        if (!/lock timeout/.test(error.message)) throw error;
-        return 'refused';
-      });
+    return await transaction(database.db, async (tx) => {
+      await tx.execute(sql`SET LOCAL lock_timeout = '200ms'`);
+      await lockSpaces(tx, orgId, [spaceOf(vrfId)]);
+      return 'taken';
+    }).catch((error: Error) => {
+      if (!/lock timeout/.test(error.message)) throw error;
+      return 'refused';
+    });
   } finally {
     release();
     await holder;
