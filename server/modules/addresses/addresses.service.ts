@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { onOneConnection, pipeline } from '../../db/pipeline';
+import { onOneConnection, pipeline, transaction } from '../../db/pipeline';
 import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -189,7 +189,7 @@ export async function batchCreateAddresses(
   input: z.infer<typeof BatchCreateAddressesBody>,
 ) {
   const orgId = caller.orgId;
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
     const take = await limitRoomLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId));
     const subnet = homeOf(await lockAddressHome(tx, orgId, subnetId));
@@ -206,7 +206,7 @@ export async function batchCreateAddresses(
 
 export async function updateAddress(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateAddressBody>) {
   const values = { ...givenFields(input), ...given({ status: input.status }) };
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));
@@ -215,7 +215,7 @@ export async function updateAddress(db: Db, caller: Principal, id: string, input
 }
 
 export async function deleteAddress(db: Db, caller: Principal, id: string) {
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Address');
     await recordDelete(tx, caller, 'address', id, addressFields(row));
   });
@@ -227,7 +227,7 @@ export async function deleteAddress(db: Db, caller: Principal, id: string) {
  */
 export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
   const values = given({ status: input.status, owner: input.owner });
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const ids = [...new Set(input.ids)];
     const before = new Map((await repo.lockMany(tx, caller.orgId, ids)).map((row) => [row.id, row]));
     const rows = await repo.updateMany(tx, caller.orgId, ids, values);
@@ -245,7 +245,7 @@ export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.i
 
 /** One `batch_delete` entry per address deleted. */
 export async function batchDeleteAddresses(db: Db, caller: Principal, ids: string[]) {
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const rows = await repo.removeMany(tx, caller.orgId, [...new Set(ids)]);
     await recordActivities(
       tx,

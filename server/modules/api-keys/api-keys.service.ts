@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../../contract/api-keys.contract';
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
@@ -37,7 +38,7 @@ export async function createApiKey(
   caller: Principal,
   input: z.infer<typeof CreateApiKeyBody>,
 ): Promise<z.infer<typeof CreatedApiKey>> {
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     await assertLimitLocked(tx, caller, 'api_keys', () => repo.countInOrg(tx, caller.orgId));
     const permissions = ordered(input.permissions);
     const { id, key } = await identity.createApiKey(
@@ -60,7 +61,7 @@ export async function createApiKey(
 
 /** Deletes at once, so the next request with the key is a 401. Another member's key is a 404 to a non-admin. */
 export async function revokeApiKey(db: Db, caller: Principal, id: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     const key = orNotFound(await repo.remove(tx, caller.orgId, id, ownerScope(caller)), 'API key');
     await recordActivity(tx, caller, {
       action: 'revoke',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerContext } from '../../context';
+import { transaction } from '../../db/pipeline';
 import { HttpError } from '../../errors';
 import { hashToken } from '../identity/tokens';
 import * as repo from './auth.repo';
@@ -25,7 +26,7 @@ export async function sendMagicLink(context: ServerContext, email: string): Prom
   const now = context.now();
   const token = randomBytes(32).toString('base64url');
   const tokenHash = hashToken(token);
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     await repo.lockAddress(tx, email);
     const recent = await repo.recentLinks(tx, email, new Date(now.getTime() - MAGIC_LINK_WINDOW_MS));
     if (recent.count >= MAGIC_LINKS_PER_WINDOW) {

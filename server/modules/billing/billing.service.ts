@@ -12,6 +12,7 @@ import type { BillingPlan } from '../../../contract/billing.contract';
 import type { Plan } from '../../../contract/common/enums';
 import type { BillingConfig } from '../../config';
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { badRequest, HttpError, notFound } from '../../errors';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
@@ -157,7 +158,7 @@ export async function renameOrganization(
   caller: Principal,
   name: string,
 ): Promise<z.infer<typeof Organization>> {
-  return context.db.transaction(async (tx) => {
+  return transaction(context.db, async (tx) => {
     const before = await repo.lockAccount(tx, caller.orgId);
     const after = await repo.rename(tx, caller.orgId, name);
     if (!before || !after) throw notFound('Organization');
@@ -244,7 +245,7 @@ export async function receiveEvent(context: Billing, rawBody: Buffer | undefined
   } catch {
     throw badRequest('stripe-signature: does not match the body with this server’s webhook secret');
   }
-  await context.db.transaction(async (tx) => {
+  await transaction(context.db, async (tx) => {
     if (!(await repo.markProcessed(tx, event.id, event.type))) return;
     const change = planChangeOf(event, config);
     if (!change) return;

@@ -7,6 +7,7 @@ import * as repo from './identity.repo';
 /** For other modules' limit checks and team changes: the organisation row, read or locked in a transaction. */
 export { getOrganization, lockOrganization, lockOrganizationStep } from './identity.repo';
 
+import { transaction } from '../../db/pipeline';
 import type { Role } from '../../principal';
 import { API_KEY_PREFIX_LENGTH, hashToken, newApiKey, newSessionToken, SESSION_TTL_MS } from './tokens';
 
@@ -32,7 +33,7 @@ export async function ensureUser(db: Db, email: string, options: { plan?: Plan; 
     throw badRequest(`Unknown plan ${options.plan}; use ${PLANS.join(', ')}`);
   if (options.role && !ROLES.includes(options.role))
     throw badRequest(`Unknown role ${options.role}; use ${ROLES.join(', ')}`);
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const existing = await repo.findUserByEmail(tx, email);
     if (existing) {
       if (options.role && options.role !== existing.role) await repo.updateUserRole(tx, existing.id, options.role);

@@ -11,6 +11,7 @@ import {
   type ImportSubnetsResponse,
 } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { describeZod, HttpError } from '../../errors';
 import { formatCidr, parseCidr } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -40,7 +41,7 @@ export async function importSubnets(
     const values = orRowError(() => subnetValues(row, noReferences));
     return isRowOutcome(values) ? { network: given, item: values } : { network: values.network, item: { row, values } };
   });
-  const outcomes = await db.transaction(async (tx) => {
+  const outcomes = await transaction(db, async (tx) => {
     const named = namedObjects(tx, caller);
     const ready: Ready<SubnetValues>[] = [];
     for (const { network, item } of checked) {
@@ -67,7 +68,7 @@ export async function importAddresses(
     const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
     return { ip, item: isRowOutcome(network) ? network : { row, network } };
   });
-  const outcomes = await db.transaction(async (tx) => {
+  const outcomes = await transaction(db, async (tx) => {
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
     const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {

@@ -5,6 +5,7 @@
  * modules keep their checks, messages and DTOs, and map the rows these answer.
  */
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
@@ -50,7 +51,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
     const existing = await find();
     if (existing) return existing;
     try {
-      return await tx.transaction((savepoint) => insert(savepoint, caller, values));
+      return await transaction(tx, (savepoint) => insert(savepoint, caller, values));
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       return orNotFound(await find(), name);
@@ -67,13 +68,13 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
      */
     lockForReference: async (tx: Db, orgId: string, id: string) => Boolean(await repo.getForReference(tx, orgId, id)),
     create: (db: Db, caller: Principal, values: Values, duplicate: string, check?: Check) =>
-      db.transaction(async (tx) => {
+      transaction(db, async (tx) => {
         await check?.(tx);
         return insert(tx, caller, values, duplicate);
       }),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */
     update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>
-      db.transaction(async (tx) => {
+      transaction(db, async (tx) => {
         await check?.(tx);
         const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), name);
         const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
@@ -81,7 +82,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
         return row;
       }),
     remove: async (db: Db, caller: Principal, id: string) => {
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         const row = orNotFound(await repo.remove(tx, caller.orgId, id), name);
         await recordDelete(tx, caller, type, id, fields(row));
       });

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { AllocateSubnetsBody } from '../../../contract/subnets.schemas';
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { badRequest, exhausted } from '../../errors';
 import { BITS, type Cidr, cidrRange, formatCidr, formatIp, freeBlocks, parseIp, rangeToBlocks } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -32,7 +33,7 @@ export async function allocateSubnets(
       `prefix_length: must be longer than the subnet's /${cidr.prefix} and at most ${bits}, not ${input.prefix_length}`,
     );
   }
-  const created = await db.transaction(async (tx) => {
+  const created = await transaction(db, async (tx) => {
     await assertReferences(tx, orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), input.count);
     const parent = await lockSubnet(tx, orgId, parentId, row.vrfId);

@@ -1,5 +1,6 @@
 /** Splitting a subnet into equal parts. */
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -26,7 +27,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     );
   }
   const networks = splitCidr(cidr, parts).map(formatCidr);
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
     const row = await lockSubnet(tx, orgId, id, before.vrfId);
     // The parts refer to its folder and VRF: kept from being deleted (a folder deleted meanwhile is none).

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { CreateTeamInvitationBody, TeamInvitation } from '../../../contract/team.contract';
 import type { ServerContext } from '../../context';
 import type { Db } from '../../db/connection';
+import { transaction } from '../../db/pipeline';
 import { duplicate, HttpError } from '../../errors';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
@@ -70,7 +71,7 @@ export async function createInvitation(
     );
   }
   const token = randomBytes(32).toString('base64url');
-  const row = await db.transaction(async (tx) => {
+  const row = await transaction(db, async (tx) => {
     await lockOrganization(tx, caller.orgId);
     await assertInvitable(tx, caller.orgId, input.email, now);
     const invitation = await invitations.insert(tx, {
@@ -118,7 +119,7 @@ export async function listInvitations(context: ServerContext, caller: Principal)
 
 /** Cancels an invitation not yet accepted (an expired one too): its link stops working, its seat is freed. */
 export async function cancelInvitation(context: ServerContext, caller: Principal, id: string) {
-  await context.db.transaction(async (tx) => {
+  await transaction(context.db, async (tx) => {
     const invitation = orNotFound(await invitations.removeUnaccepted(tx, caller.orgId, id), 'Invitation');
     await recordActivity(tx, caller, {
       action: 'delete',
@@ -147,7 +148,7 @@ export async function acceptInvitation(
   previousSession: string | undefined,
 ): Promise<AcceptOutcome> {
   const now = context.now();
-  return context.db.transaction(async (tx): Promise<AcceptOutcome> => {
+  return transaction(context.db, async (tx): Promise<AcceptOutcome> => {
     const invitation = await invitations.lockUnacceptedByToken(tx, hashToken(token));
     if (!invitation || invitation.expiresAt <= now) return { ok: false, error: 'invalid_invitation' };
     const user = await team.findUserByEmail(tx, invitation.email);

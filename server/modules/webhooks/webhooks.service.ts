@@ -16,6 +16,7 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
+import { transaction } from '../../db/pipeline';
 import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
@@ -74,7 +75,7 @@ export async function createWebhook(
 ) {
   // The URL is part of the body's validation (400), so it is checked before the plan limit (402).
   await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
-  return context.db.transaction(async (tx) => {
+  return transaction(context.db, async (tx) => {
     await assertLimitLocked(tx, caller, 'webhooks', () => repo.countInOrg(tx, caller.orgId));
     const row = await repo.insert(tx, caller.orgId, {
       url: input.url,
@@ -97,7 +98,7 @@ export async function updateWebhook(
   // Another organisation's id is a 404 before the URL is looked at (no resolution on its behalf).
   orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook');
   if (input.url !== undefined) await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
-  return context.db.transaction(async (tx) => {
+  return transaction(context.db, async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
     const values: Partial<repo.WebhookValues> = given({
       url: input.url,
@@ -114,7 +115,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(context: ServerContext, caller: Principal, id: string) {
-  await context.db.transaction(async (tx) => {
+  await transaction(context.db, async (tx) => {
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Webhook');
     await recordDelete(tx, caller, 'webhook', id, activityFields(row));
   });
@@ -132,7 +133,7 @@ export async function listWebhookDeliveries(
 
 /** The signing secret is replaced in one statement: the next attempt, ping or event, is signed with the new one. */
 export async function rotateWebhookSecret(context: ServerContext, caller: Principal, id: string) {
-  return context.db.transaction(async (tx) => {
+  return transaction(context.db, async (tx) => {
     orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
     const row = await repo.update(tx, caller.orgId, id, { secret: newWebhookSecret() });
     await recordActivity(tx, caller, { action: 'rotate_secret', resourceType: 'webhook', resourceId: id, changes: {} });

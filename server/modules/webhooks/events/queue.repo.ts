@@ -1,6 +1,7 @@
 /** The outbox queue's SQL: claiming due attempts, recording their outcome, cancelling and purging. */
 import { and, eq, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/connection';
+import { transaction } from '../../../db/pipeline';
 import { webhookOutbox, webhooks } from '../../../db/schema';
 import { insertDelivery, purgeDeliveriesBefore as purgeAllDeliveriesBefore } from '../deliveries.repo';
 
@@ -113,7 +114,7 @@ export interface AttemptOutcome {
  * only while this worker's claim still holds (same attempt number, still pending).
  */
 export async function recordAttempt(db: Db, item: Claimed, result: AttemptOutcome): Promise<{ active: boolean }> {
-  return db.transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const counts =
       result.outcome === 'delivered'
         ? { failureCount: 0 }
