@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { orgRows } from '../../db/org-rows';
 import { folders } from '../../db/schema';
-import { orgRows } from '../shared/org-rows';
 
 export type FolderRow = typeof folders.$inferSelect;
 export type FolderValues = { name: string; description?: string; sortOrder?: number };

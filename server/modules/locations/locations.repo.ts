@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { orgRows } from '../../db/org-rows';
 import { locations } from '../../db/schema';
-import { orgRows } from '../shared/org-rows';
 
 export type LocationRow = typeof locations.$inferSelect;
 export type LocationValues = { name: string; address?: string };

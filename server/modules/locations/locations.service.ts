@@ -4,7 +4,7 @@ import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { locationFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
-import { plainCrud } from '../shared/crud';
+import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './locations.repo';
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { orgRows } from '../../db/org-rows';
 import { vlans } from '../../db/schema';
-import { orgRows } from '../shared/org-rows';
 
 export type VlanRow = typeof vlans.$inferSelect;
 export type VlanValues = { vlanNumber: number; name?: string; description?: string; locationId?: string | null };

@@ -6,7 +6,7 @@ import type { Principal } from '../../principal';
 import { vlanFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
 import * as locations from '../locations/locations.service';
-import { plainCrud } from '../shared/crud';
+import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './vlans.repo';
 

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
+import { orgRows } from '../../db/org-rows';
 import { subnets, vrfs } from '../../db/schema';
-import { orgRows } from '../shared/org-rows';
 import { first } from '../shared/rows';
 
 export type VrfRow = typeof vrfs.$inferSelect;

@@ -5,7 +5,7 @@ import { inUse, isForeignKeyViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { vrfFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
-import { plainCrud } from '../shared/crud';
+import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './vrfs.repo';
 

@@ -1,11 +1,12 @@
 /**
  * The SQL the plain resource tables (folders, VLANs, VRFs, locations) share: one organisation's rows,
  * read, locked, counted, added, changed and removed by id. Each repo exports these beside its own lists
- * and lookups.
+ * and lookups. Here in server/db, as a builder of queries on any such table, so that those repos share it
+ * without importing another module's repository.
  */
 import { and, count, eq } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/connection';
+import type { Db } from './types';
 
 /** A table whose rows belong to one organisation, each with an id and an updated_at. */
 type OrgTable = PgTable & { id: PgColumn; orgId: PgColumn; updatedAt: PgColumn };

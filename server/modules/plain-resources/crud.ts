@@ -2,17 +2,18 @@
  * The create, update and delete transactions the plain resources (folders, VLANs, VRFs, locations)
  * share: the plan limit checked with the organisation locked, a unique violation turned into the
  * module's `duplicate` message, and the activity entry written in the transaction of the change. The
- * modules keep their checks, messages and DTOs, and map the rows these answer.
+ * modules keep their checks, messages and DTOs, and map the rows these answer. A module of its own: it
+ * calls activity and identity, which import shared/ (what every module may use, importing no module).
  */
 import type { Db } from '../../db/connection';
+import type { OrgRows } from '../../db/org-rows';
 import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
-import type { OrgRows } from './org-rows';
-import { orNotFound, uniqueOr } from './results';
+import { orNotFound, uniqueOr } from '../shared/results';
 
 /** What the shared transactions need to know of one plain resource. */
 export interface PlainResource<Row extends { id: string }, Values> {
