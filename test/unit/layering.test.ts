@@ -1,7 +1,8 @@
 /**
  * The import rules of docs/architecture.md, read from the source: modules reach each other through
  * services, never through another module's repository; server/ipam is pure arithmetic; the contract
- * imports nothing of the server; there are no import cycles.
+ * imports nothing of the server; there are no import cycles, between files or between modules; SQL is
+ * written in repositories and server/db/ only.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -14,7 +15,7 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Value imports (type-only imports vanish at run time and cannot form cycles) of a file, resolved. */
+/** The imports and re-exports of a file, resolved when relative; `typeOnly` for `import type` / `export type`. */
 function importsOf(file: string): { specifier: string; resolved: string | null; typeOnly: boolean }[] {
   const text = readFileSync(file, 'utf8');
   return [...text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;]*?\s+from\s+)?'([^']+)'/gms)].map((m) => {
@@ -40,6 +41,67 @@ const breaking = (dirs: string[], breaks: (i: Import, file: string) => boolean) 
     .flatMap((file) =>
       importsOf(file).flatMap((i) => (breaks(i, file) ? [`${file} → ${i.resolved ?? i.specifier}`] : [])),
     );
+
+/** One cycle (as "a → b → a") per edge closing one, by depth-first search; none when the graph has no cycle. */
+function cyclesOf(graph: Map<string, string[]>): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+/** Where SQL may be written: the repositories of the modules, and the database layer. */
+const mayHoldSql = (file: string) => file.startsWith('server/db/') || /^server\/modules\/.+\.repo\.ts$/.test(file);
+
+/** The drizzle tables of server/db/schema.ts, by their exported names. */
+const TABLES = [...readFileSync('server/db/schema.ts', 'utf8').matchAll(/^export const (\w+) = pgTable\(/gm)].map(
+  (m) => m[1],
+);
+
+/** A file's code without its comments (`//` ones, and `/* … *\/` blocks that begin a line), which may name SQL freely. */
+const codeOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .replace(/^\s*\/\*[\s\S]*?\*\//gm, '')
+    .replace(/(^|\s)\/\/.*$/gm, '$1');
+
+/**
+ * What writes SQL, read from a file: a value import of drizzle (its `sql` tag, operators and builders), of
+ * the schema's tables, of `prepared` or of a database driver (type imports build no query); and, for a
+ * database handed in from elsewhere, a `sql` template, a `prepared(…)` statement, `.execute(…)`, drizzle's
+ * `.select…(` builders, `.insert(`, `.update(` or `.delete(` of a schema table, or a relational `.query.<table>.`.
+ */
+function sqlIn(file: string): string[] {
+  const found = importsOf(file).flatMap((i) =>
+    !i.typeOnly &&
+    (/^(drizzle-orm|pg|@electric-sql\/pglite)(\/|$)/.test(i.specifier) ||
+      i.resolved === 'server/db/schema.ts' ||
+      i.resolved === 'server/db/prepared.ts')
+      ? [`imports ${i.specifier}`]
+      : [],
+  );
+  const table = `(?:schema\\.)?(?:${TABLES.join('|')})\\b`;
+  const writes: [string, RegExp][] = [
+    ['a sql`…` template', /\bsql\s*`/],
+    ['a prepared() statement', /\bprepared\s*[<(]/],
+    ['.execute()', /\.execute\s*\(/],
+    ["drizzle's .select()", /\.(?:select|selectDistinct|selectDistinctOn)\s*\(/],
+    ['.insert(), .update() or .delete() of a table', new RegExp(`\\.(?:insert|update|delete)\\s*\\(\\s*${table}`)],
+    ['a relational .query.<table>', new RegExp(`\\.query\\.${table}`)],
+  ];
+  const code = codeOf(file);
+  return [...found, ...writes.flatMap(([what, pattern]) => (pattern.test(code) ? [`writes ${what}`] : []))];
+}
 
 describe('layering', () => {
   it("no module imports another module's repository", () => {
@@ -72,24 +134,46 @@ describe('layering', () => {
     expect(breaking(['clients/web/src'], outside)).toEqual([]);
   });
 
-  it('has no import cycles', () => {
+  // Type imports count: they vanish at run time, but a cycle through one is still two files that each
+  // need the other to be understood.
+  it('has no import cycles between files, type imports included', () => {
     const graph = new Map(
-      files.map((file) => [file, importsOf(file).flatMap((i) => (i.resolved && !i.typeOnly ? [i.resolved] : []))]),
+      files.map((file) => [file, importsOf(file).flatMap((i) => (i.resolved ? [i.resolved] : []))]),
     );
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const visit = (file: string) => {
-      state.set(file, 'open');
-      stack.push(file);
-      for (const next of graph.get(file) ?? []) {
-        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '));
-        else if (!state.has(next)) visit(next);
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it('has no cycles between modules (server/modules/<module>/, type imports included): they form layers', () => {
+    const graph = new Map<string, string[]>();
+    const via = new Map<string, string>();
+    for (const file of files) {
+      const from = moduleOf(file);
+      if (!from) continue;
+      for (const i of importsOf(file)) {
+        const to = i.resolved && moduleOf(i.resolved);
+        if (!to || to === from) continue;
+        const targets = graph.get(from) ?? [];
+        if (!targets.includes(to)) graph.set(from, [...targets, to]);
+        if (!via.has(`${from} → ${to}`)) via.set(`${from} → ${to}`, `${file} → ${i.resolved}`);
       }
-      stack.pop();
-      state.set(file, 'done');
-    };
-    for (const file of files) if (!state.has(file)) visit(file);
-    expect(cycles).toEqual([]);
+    }
+    const explained = cyclesOf(graph).map((cycle) => {
+      const steps = cycle.split(' → ');
+      return [cycle, ...steps.slice(1).map((to, n) => `  ${via.get(`${steps[n]} → ${to}`)}`)].join('\n');
+    });
+    expect(explained).toEqual([]);
+  });
+
+  it('SQL is written only in repositories (server/modules/**/*.repo.ts) and server/db/', () => {
+    const outside = sources('server')
+      .filter((file) => !mayHoldSql(file))
+      .flatMap((file) => sqlIn(file).map((what) => `${file}: ${what}`));
+    expect(outside).toEqual([]);
+  });
+
+  it('the SQL check sees SQL (it would pass on nothing otherwise)', () => {
+    expect(TABLES).toContain('subnets');
+    const repos = sources('server/modules').filter(mayHoldSql);
+    expect(repos.filter((file) => sqlIn(file).length === 0)).toEqual([]);
   });
 });
