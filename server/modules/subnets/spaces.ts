@@ -7,7 +7,6 @@ import { type AddressHome, addressHomeLockedOf, addressHomeOf, lockSpaceKey } fr
 
 export {
   type AddressHome,
-  type AllocationHome,
   addressHomeOf,
   addressHomesOf,
   allocationHomeOf,
