@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import type { ApiResponse } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -16,7 +17,7 @@ const clearsSessionCookie = (response: ApiResponse) =>
   );
 
 async function count(query: ReturnType<typeof sql>): Promise<number> {
-  return Number(rowsOf<{ n: number }>(await t.server.database.db.execute(query))[0].n);
+  return Number(defined(rowsOf<{ n: number }>(await t.server.database.db.execute(query))[0], 'a count').n);
 }
 
 describe('GET /auth/me', () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../fixtures/smtp';
 import type { ApiClient } from '../support/client';
 import { clientIp } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -59,7 +60,10 @@ describe('activity for identity changes', () => {
       await org.api.call('createTeamInvitation', { body: { email: 'joiner@example.test', role: 'editor' } }),
       201,
     );
-    const token = /accept-invite\?token=([\w-]+)/.exec(smtp.lastTo('joiner@example.test') ?? '')![1];
+    const token = defined(
+      /accept-invite\?token=([\w-]+)/.exec(smtp.lastTo('joiner@example.test') ?? '')?.[1],
+      'the invitation token mailed',
+    );
     const accepted = await t.server.anonymous.call('acceptInvitation', {
       query: { token },
       headers: { 'x-forwarded-for': clientIp() },

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredActivity } from '../../server/modules/activity/activity.service';
 import type { ApiClient } from '../support/client';
 import { parseCsv } from '../support/csv';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -58,7 +59,7 @@ const storedCount = async (org: TestOrg) => {
   const result = await t.server.database.db.execute(
     sql`SELECT count(*)::int AS n FROM activity WHERE org_id = ${org.orgId}`,
   );
-  return (result as unknown as { rows: { n: number }[] }).rows[0].n;
+  return defined((result as unknown as { rows: { n: number }[] }).rows[0], 'a count').n;
 };
 
 describe('listing', () => {
@@ -110,7 +111,7 @@ describe('listing', () => {
     await folder(org.api, 'by-owner');
     await folder(editor.api, 'by-editor');
     const { entries, users } = await log(org.api);
-    const editorId = entries[0].user_id!;
+    const editorId = defined(entries[0]?.user_id ?? undefined, "the editor's entry");
     expect(users).toEqual({ [org.userId]: org.email, [editorId]: expect.stringMatching(/^member-/) });
   });
 
@@ -136,7 +137,7 @@ describe('filters', () => {
     const org = await t.server.newOrg();
     const editor = await org.member('editor');
     await folder(editor.api, 'x');
-    const editorId = (await log(org.api)).entries[0].user_id!;
+    const editorId = defined((await log(org.api)).entries[0]?.user_id ?? undefined, "the editor's entry");
     await t.server.database.db.execute(sql`DELETE FROM activity WHERE org_id = ${org.orgId}`);
     await three(org, editorId);
     return { org, editorId };
@@ -218,7 +219,7 @@ describe('CSV export', () => {
       'resource_id',
       'changes',
     ]);
-    const [entry] = (await log(org.api)).entries;
+    const entry = defined((await log(org.api)).entries[0], 'the entry');
     expect(row).toEqual([
       String(entry.id),
       entry.created_at,
@@ -240,7 +241,7 @@ describe('CSV export', () => {
     expect(csv).toContain('"odd,""action""\nhere"');
     expect(csv).toContain('"{""name"":[null,""say \\""hi\\"", then go""]}"');
     const [, row] = parseCsv(csv);
-    expect([row[3], row[4], JSON.parse(row[7])]).toEqual(['', 'odd,"action"\nhere', changes]);
+    expect([row?.[3], row?.[4], JSON.parse(row?.[7] ?? 'null')]).toEqual(['', 'odd,"action"\nhere', changes]);
   });
 
   it('applies the list’s filters', async () => {
@@ -259,7 +260,7 @@ describe('CSV export', () => {
     await seedMany(org, 10_005);
     const rows = parseCsv(await exportCsv(org.api));
     expect(rows).toHaveLength(10_001);
-    expect([rows[1][4], rows[10_000][4]]).toEqual(['n10005', 'n6']);
+    expect([rows[1]?.[4], rows[10_000]?.[4]]).toEqual(['n10005', 'n6']);
   });
 
   it('refuses a query it does not know, such as limit (400)', async () => {

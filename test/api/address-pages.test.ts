@@ -4,6 +4,7 @@
  * values.
  */
 import { describe, expect, it } from 'vitest';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -43,7 +44,9 @@ describe('a page of addresses', () => {
   it('gives the same page for the subnet id in upper case (subnet_id as stored)', async () => {
     const { page } = await pageAndSingles('10.92.0.0/24', [{ ip: '10.92.0.1' }]);
     const upper = expectStatus(
-      await t.org.api.call('listSubnetAddresses', { params: { id: page[0].subnet_id.toUpperCase() } }),
+      await t.org.api.call('listSubnetAddresses', {
+        params: { id: defined(page[0], 'the address').subnet_id.toUpperCase() },
+      }),
       200,
     );
     expect(upper).toEqual(page);
@@ -51,7 +54,7 @@ describe('a page of addresses', () => {
 
   it('keeps nulls inside custom fields', async () => {
     const { page } = await pageAndSingles('10.91.0.0/24', [{ ip: '10.91.0.1', custom_fields: { rack: null } }]);
-    expect(page[0].custom_fields).toEqual({ rack: null });
+    expect(page[0]?.custom_fields).toEqual({ rack: null });
   });
 });
 

@@ -108,7 +108,7 @@ describe('create address', () => {
     ...['plain 10.0.0.0/31 10.0.0.1', 'plain 10.0.0.7/32 10.0.0.7', 'plain 2001:db8::/64 2001:db8::'],
     'plain 2001:db8::/64 2001:db8::ffff:ffff:ffff:ffff',
   ])('allows network/broadcast where usable: %s', async (all) => {
-    const [kind, network, ip] = all.split(' ');
+    const [kind, network = '', ip] = all.split(' ');
     const own = await t.server.newOrg();
     const subnet = await createSubnet(network, own.api, { is_pool: kind === 'pool' });
     expect((await created(subnet.id, { ip }, own.api)).ip).toBe(ip);

@@ -175,7 +175,7 @@ describe('allocate subnets', () => {
     const parent = await createSubnet(api, '10.1.0.0/24');
     await address(api, parent.id, '10.1.0.5');
     const [created] = await allocateSubnets(api, parent.id, { prefix_length: 28 });
-    expect(created.network).toBe('10.1.0.16/28');
+    expect(created?.network).toBe('10.1.0.16/28');
   });
 
   it('skips blocks overlapping a deeper descendant', async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -19,7 +20,7 @@ const as = (key: string) => new ApiClient(t.server.url, { key });
 /** The user an API key acts for. */
 async function userOfKey(key: string): Promise<string> {
   const result = await t.server.database.db.execute(sql`SELECT user_id FROM api_keys WHERE key_hash = ${sha256(key)}`);
-  return rowsOf<{ user_id: string }>(result)[0].user_id;
+  return defined(rowsOf<{ user_id: string }>(result)[0], 'the key').user_id;
 }
 
 describe('creating API keys', () => {
@@ -36,7 +37,7 @@ describe('creating API keys', () => {
     const created = await createKey(org.api, { name: 'hashed' });
     const result = await t.server.database.db.execute(sql`SELECT * FROM api_keys WHERE id = ${created.id}`);
     const [row] = rowsOf<Record<string, unknown>>(result);
-    expect(row.key_hash).toBe(sha256(created.key));
+    expect(row?.key_hash).toBe(sha256(created.key));
     expect(JSON.stringify(row)).not.toContain(created.key);
   });
 

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import { type FakeStripe, startFakeStripe } from '../fixtures/stripe';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -36,11 +37,12 @@ const t = useTestServer(() => ({
 const freeOrg = () => t.server.newOrg({ plan: 'free' });
 /** When the organisation was created, in ms since the epoch, as the database recorded it. */
 async function createdAtOf(org: TestOrg) {
-  const [{ created }] = rowsOf<{ created: string }>(
+  const [row] = rowsOf<{ created: string }>(
     await t.server.database.db.execute(
       sql`SELECT created_at::text AS created FROM organizations WHERE id = ${org.orgId}`,
     ),
   );
+  const { created } = defined(row, 'the organisation');
   return Date.parse(created.replace(' ', 'T').replace(/\+00$/, 'Z'));
 }
 const planOf = async (org: TestOrg) => expectStatus(await org.web.call('getBillingPlan'), 200);
@@ -138,16 +140,16 @@ describe('POST /billing/checkout', () => {
     expectStatus(await checkout(org, { plan: 'teams' }), 200);
     expectStatus(await checkout(org, {}), 200);
     const sessions = stripe.requests.filter((r) => r.path === '/v1/checkout/sessions').slice(-2);
-    expect(sessions.map((r) => (r.body.line_items as Record<string, { price: string }>)['0'].price)).toEqual([
+    expect(sessions.map((r) => (r.body.line_items as Record<string, { price: string }>)['0']?.price)).toEqual([
       stripe.prices.teams,
       stripe.prices.pro,
     ]);
-    expect(sessions[0].body.customer).toBe(sessions[1].body.customer);
+    expect(sessions[0]?.body.customer).toBe(defined(sessions[1], 'the second session').body.customer);
     const made = stripe.requests.filter(
       (r) => r.path === '/v1/customers' && (r.body.metadata as Record<string, string>)?.org_id === org.orgId,
     );
     expect(made).toHaveLength(1);
-    expect(made[0].idempotencyKey).toBe(`customer-of-${org.orgId}`);
+    expect(made[0]?.idempotencyKey).toBe(`customer-of-${org.orgId}`);
   });
 
   it('answers 400 to an organisation already on a paid plan', async () => {
@@ -260,9 +262,12 @@ describe('PATCH /billing/org-name', () => {
 
 describe('Stripe events', () => {
   const planInDb = async (org: TestOrg) =>
-    rowsOf<{ plan: string }>(
-      await t.server.database.db.execute(sql`SELECT plan FROM organizations WHERE id = ${org.orgId}`),
-    )[0].plan;
+    defined(
+      rowsOf<{ plan: string }>(
+        await t.server.database.db.execute(sql`SELECT plan FROM organizations WHERE id = ${org.orgId}`),
+      )[0],
+      'the organisation',
+    ).plan;
 
   it('moves the plan on a completed checkout, logs it, and the next request sees it', async () => {
     const org = await freeOrg();

@@ -27,7 +27,7 @@ const validQuery: Record<string, Record<string, string | number>> = { getSubnetF
 /** Path params filled with fresh UUIDs (nothing exists there), a valid body (the document's example) and query. */
 function callFor(id: OperationId, route: AppRoute, overrides: CallOptions = {}): CallOptions {
   const params: Record<string, string> = {};
-  for (const [, name] of route.path.matchAll(/:(\w+)/g)) params[name] = randomUUID();
+  for (const [, name = ''] of route.path.matchAll(/:(\w+)/g)) params[name] = randomUUID();
   const body = hasJsonBody(route) ? (exampleBody(id) ?? {}) : undefined;
   // A client of its own: public routes are limited per IP, and on PostgreSQL every test file shares the counters.
   const headers = { 'x-forwarded-for': clientIp(), ...overrides.headers };

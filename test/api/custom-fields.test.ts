@@ -102,7 +102,7 @@ describe('custom_fields bounds in imports', () => {
     const operation = kind === 'subnets' ? 'importSubnets' : 'importAddresses';
     const answer = await api.call(operation, { rawBody: body, headers: { 'content-type': 'application/json' } });
     const { results } = expectStatus(answer, 200);
-    expect([results[0].status, results[2].status]).toEqual(['created', 'created']);
+    expect([results[0]?.status, results[2]?.status]).toEqual(['created', 'created']);
     return results[1];
   }
 

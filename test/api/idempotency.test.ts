@@ -16,6 +16,7 @@ import { memoryCounters } from '../../server/http/rate-limit';
 import { createMailer } from '../../server/mail/mailer';
 import { purgeExpiredKeys, requestHash } from '../../server/modules/idempotency/idempotency.service';
 import { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
@@ -31,9 +32,12 @@ const t = useTestServer({
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 const folderCount = async (orgId: string) =>
-  rowsOf<{ n: number }>(
-    await t.server.database.db.execute(sql`SELECT count(*)::int AS n FROM folders WHERE org_id = ${orgId}`),
-  )[0].n;
+  defined(
+    rowsOf<{ n: number }>(
+      await t.server.database.db.execute(sql`SELECT count(*)::int AS n FROM folders WHERE org_id = ${orgId}`),
+    )[0],
+    'a count',
+  ).n;
 
 describe('Idempotency-Key', () => {
   it('answers a retry with the first answer, marked as replayed, and creates once', async () => {
@@ -204,9 +208,10 @@ const idempotentRoutes = contractRoutes.filter((r) => routeMeta(r.route).idempot
 function requestFor(id: string, route: (typeof idempotentRoutes)[number]['route']) {
   const params: Record<string, string> = {};
   let path = route.path;
-  for (const [, name] of route.path.matchAll(/:(\w+)/g)) {
-    params[name] = randomUUID();
-    path = path.replace(`:${name}`, params[name]);
+  for (const [, name = ''] of route.path.matchAll(/:(\w+)/g)) {
+    const id = randomUUID();
+    params[name] = id;
+    path = path.replace(`:${name}`, id);
   }
   const body = hasJsonBody(route) ? ((exampleBody(id) as Record<string, unknown> | undefined) ?? {}) : undefined;
   return { params, path, body };

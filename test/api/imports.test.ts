@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -30,7 +31,7 @@ describe('import subnets', () => {
       [2, 'created', '10.2.0.0/24'],
     ]);
     const listed = await byNetwork(api);
-    expect(listed.get('10.1.0.0/24')?.id).toBe(answer.results[0].id);
+    expect(listed.get('10.1.0.0/24')?.id).toBe(defined(answer.results[0], 'the result').id);
     expect(listed.get('10.1.0.0/24')?.name).toBe('a');
   });
 
@@ -45,7 +46,7 @@ describe('import subnets', () => {
     await createSubnet(api, '10.1.0.0/24');
     const answer = await importSubnets(api, [{ network: '10.1.0.0/24' }]);
     expect(answer.results[0]).toMatchObject({ status: 'skipped', id: null });
-    expect(answer.results[0].error).toMatch(/duplicate: 10\.1\.0\.0\/24 already exists in the global space/);
+    expect(answer.results[0]?.error).toMatch(/duplicate: 10\.1\.0\.0\/24 already exists in the global space/);
     expect(answer.summary).toEqual({ created: 0, skipped: 1, errors: 0 });
   });
 
@@ -86,7 +87,8 @@ describe('import subnets', () => {
     const parent = await createSubnet(api, '10.1.0.0/16');
     expectStatus(await api.call('createAddress', { params: { id: parent.id }, body: { ip: '10.1.5.9' } }), 201);
     const [result] = (await importSubnets(api, [{ network: '10.1.5.0/24' }])).results;
-    expect((await addressesOf(api, result.id!)).map((a) => a.ip)).toEqual(['10.1.5.9']);
+    const id = defined(result?.id ?? undefined, 'the subnet imported');
+    expect((await addressesOf(api, id)).map((a) => a.ip)).toEqual(['10.1.5.9']);
     expect(await addressesOf(api, parent.id)).toEqual([]);
   });
 
@@ -111,7 +113,7 @@ describe('import subnets', () => {
     const api = await fresh();
     const folder = expectStatus(await api.call('createFolder', { body: { name: 'DC' } }), 201);
     await importSubnets(api, [{ network: '10.1.0.0/24', folder: 'DC' }]);
-    expect((await listSubnets(api))[0].folder_id).toBe(folder.id);
+    expect((await listSubnets(api))[0]?.folder_id).toBe(folder.id);
   });
 
   it.each([
@@ -133,7 +135,7 @@ describe('import subnets', () => {
     const api = await fresh();
     const answer = await importSubnets(api, [{ network: '10.9.0.0/24' }, bad]);
     expect(answer.results[1]).toMatchObject({ row: 2, status: 'error', id: null });
-    expect(answer.results[1].error).toMatch(message);
+    expect(answer.results[1]?.error).toMatch(message);
     expect(answer.summary).toEqual({ created: 1, skipped: 0, errors: 1 });
     expect((await listSubnets(api)).map((s) => s.network)).toEqual(['10.9.0.0/24']);
   });
@@ -174,15 +176,15 @@ describe('import subnets', () => {
       { network: '10.3.0.0/24' },
     ]);
     expect(answer.results.map((r) => r.status)).toEqual(['created', 'skipped', 'created', 'error']);
-    expect(answer.results[3].error).toMatch(/Plan limit reached: 2 subnets/);
+    expect(answer.results[3]?.error).toMatch(/Plan limit reached: 2 subnets/);
     expect((await listSubnets(api)).length).toBe(2);
   });
 
   it('reports the rows naming a folder the plan has no room for as errors', async () => {
     const api = await fresh({ plan: 'enterprise', limits: { folders: 0 } });
     const answer = await importSubnets(api, [{ network: '10.1.0.0/24', folder: 'DC' }, { network: '10.2.0.0/24' }]);
-    expect(answer.results[0].error).toMatch(/^folder: Plan limit reached: 0 folders/);
-    expect(answer.results[1].status).toBe('created');
+    expect(answer.results[0]?.error).toMatch(/^folder: Plan limit reached: 0 folders/);
+    expect(answer.results[1]?.status).toBe('created');
   });
 
   it('accepts 1,000 rows and refuses 1,001, naming the field', async () => {
@@ -216,7 +218,9 @@ describe('import subnets', () => {
     const api = await fresh();
     const answer = await importSubnets(api, [{ network: '10.1.0.0/24' }, { network: '10.1.0.0/24' }]);
     const log = expectStatus(await api.call('listActivity', { query: { resource_type: 'subnet' } }), 200);
-    expect(log.entries.map((e) => [e.action, e.resource_id])).toEqual([['import', answer.results[0].id]]);
+    expect(log.entries.map((e) => [e.action, e.resource_id])).toEqual([
+      ['import', defined(answer.results[0], 'the result').id],
+    ]);
   });
 });
 
@@ -242,20 +246,22 @@ describe('import subnets against a model of the hierarchy', () => {
           before = Math.min(before, blocks.length - 1); // at least one row is imported
           const existing = blocks.slice(0, before);
           for (const b of existing) await createSubnet(api, networkOf(b));
-          const ips = offsets.map((o) => `10.0.${o >> 8}.${o & 255}`);
+          const ipOf = (o: number) => `10.0.${o >> 8}.${o & 255}`;
           const all: Block[] = [[0, 16], ...blocks];
+          // The /16 holds every block and offset.
           const smallest = (inner: Block) =>
-            all.filter((outer) => contains(outer, inner)).sort((a, b) => a[1] - b[1])[0];
+            defined(all.filter((outer) => contains(outer, inner)).sort((a, b) => a[1] - b[1])[0], 'a container');
           // Addresses go where the model puts them among the subnets already there (not on network/broadcast).
           const placed: [string, Block][] = [];
-          for (const [i, o] of offsets.entries()) {
-            const holder = [[0, 16] as Block, ...existing]
-              .filter((b) => contains(b, [o, 0]))
-              .sort((a, b) => a[1] - b[1])[0];
+          for (const o of offsets) {
+            const holder = defined(
+              [[0, 16] as Block, ...existing].filter((b) => contains(b, [o, 0])).sort((a, b) => a[1] - b[1])[0],
+              'a subnet holding the address',
+            );
             if (o === holder[0] || o === holder[0] + 2 ** holder[1] - 1) continue;
             const id = holder[1] === 16 ? root.id : (await byNetwork(api)).get(networkOf(holder))!.id;
-            expectStatus(await api.call('createAddress', { params: { id }, body: { ip: ips[i] } }), 201);
-            placed.push([ips[i], [o, 0]]);
+            expectStatus(await api.call('createAddress', { params: { id }, body: { ip: ipOf(o) } }), 201);
+            placed.push([ipOf(o), [o, 0]]);
           }
           const answer = await importSubnets(
             api,
@@ -298,7 +304,7 @@ describe('import addresses', () => {
     expect(answer.results[0]).toMatchObject({ row: 1, status: 'created', ip: '10.1.0.10' });
     const [address] = await addressesOf(api, subnet.id);
     expect(address).toMatchObject({
-      id: answer.results[0].id,
+      id: defined(answer.results[0], 'the result').id,
       hostname: 'web',
       mac_address: '00:1a:2b:3c:4d:5e',
       status: 'reserved',
@@ -318,7 +324,7 @@ describe('import addresses', () => {
       { ip: '10.1.0.6', subnet: '10.1.0.0/24' },
     ]);
     expect(answer.results.map((r) => r.status)).toEqual(['skipped', 'created', 'skipped']);
-    expect(answer.results[0].error).toBe('ip: 10.1.0.5 is already assigned');
+    expect(answer.results[0]?.error).toBe('ip: 10.1.0.5 is already assigned');
     expect(answer.summary).toEqual({ created: 1, skipped: 2, errors: 0 });
   });
 
@@ -340,15 +346,15 @@ describe('import addresses', () => {
     await createSubnet(api, '10.1.0.128/25');
     const answer = await importAddresses(api, [bad, { ip: '10.1.0.7', subnet: '10.1.0.0/24' }]);
     expect(answer.results[0]).toMatchObject({ status: 'error', id: null });
-    expect(answer.results[0].error).toMatch(message);
-    expect(answer.results[1].status).toBe('created');
+    expect(answer.results[0]?.error).toMatch(message);
+    expect(answer.results[1]?.status).toBe('created');
   });
 
   it('never finds another organisation’s subnet', async () => {
     const other = await fresh();
     await createSubnet(other, '10.1.0.0/24');
     const answer = await importAddresses(await fresh(), [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
-    expect(answer.results[0].error).toMatch(/no subnet 10\.1\.0\.0\/24 in this organisation/);
+    expect(answer.results[0]?.error).toMatch(/no subnet 10\.1\.0\.0\/24 in this organisation/);
   });
 
   describe('a CIDR in several spaces', () => {
@@ -359,7 +365,7 @@ describe('import addresses', () => {
         const vrfId = name && expectStatus(await api.call('createVrf', { body: { name } }), 201).id;
         ids[name ?? ''] = (await createSubnet(api, '10.1.0.0/24', vrfId ? { vrf_id: vrfId } : {})).id;
       }
-      return ids;
+      return (name: string) => defined(ids[name], `the subnet in ${name ? `VRF ${name}` : 'the global space'}`);
     }
 
     it('means the VRF named with vrf, and the global space with vrf ""', async () => {
@@ -370,15 +376,15 @@ describe('import addresses', () => {
         { ip: '10.1.0.2', subnet: '10.1.0.0/24', vrf: 'blue' },
       ]);
       expect(answer.summary.created).toBe(2);
-      expect((await addressesOf(api, ids[''])).map((a) => a.ip)).toEqual(['10.1.0.1']);
-      expect((await addressesOf(api, ids.blue)).map((a) => a.ip)).toEqual(['10.1.0.2']);
+      expect((await addressesOf(api, ids(''))).map((a) => a.ip)).toEqual(['10.1.0.1']);
+      expect((await addressesOf(api, ids('blue'))).map((a) => a.ip)).toEqual(['10.1.0.2']);
     });
 
     it('means the only subnet with the CIDR without vrf, whatever its VRF', async () => {
       const api = await fresh();
       const ids = await inSpaces(api, ['blue']);
       await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
-      expect((await addressesOf(api, ids.blue)).length).toBe(1);
+      expect((await addressesOf(api, ids('blue'))).length).toBe(1);
     });
 
     it('is an error row naming every space that holds it, the global one too, when no vrf is given', async () => {
@@ -393,8 +399,8 @@ describe('import addresses', () => {
         error:
           'subnet: 10.1.0.0/24 exists in the global space, VRF "blue", VRF "red"; name the VRF in vrf ("" for the global space)',
       });
-      expect(answer.results[1].status).toBe('created');
-      expect((await addressesOf(api, ids[''])).map((a) => a.ip)).toEqual(['10.1.0.2']);
+      expect(answer.results[1]?.status).toBe('created');
+      expect((await addressesOf(api, ids(''))).map((a) => a.ip)).toEqual(['10.1.0.2']);
     });
 
     it.each([
@@ -414,7 +420,7 @@ describe('import addresses', () => {
     const rows = ['10.1.0.1', '10.1.0.2', '10.1.0.3'].map((ip) => ({ ip, subnet: '10.1.0.0/24' }));
     const answer = await importAddresses(api, rows);
     expect(answer.results.map((r) => r.status)).toEqual(['created', 'created', 'error']);
-    expect(answer.results[2].error).toMatch(/Plan limit reached: 2/);
+    expect(answer.results[2]?.error).toMatch(/Plan limit reached: 2/);
   });
 
   it('reports a row with text the database cannot store as an error and imports the others', async () => {
@@ -450,6 +456,8 @@ describe('import addresses', () => {
     await createSubnet(api, '10.1.0.0/24');
     const answer = await importAddresses(api, [{ ip: '10.1.0.1', subnet: '10.1.0.0/24' }]);
     const log = expectStatus(await api.call('listActivity', { query: { resource_type: 'address' } }), 200);
-    expect(log.entries.map((e) => [e.action, e.resource_id])).toEqual([['import', answer.results[0].id]]);
+    expect(log.entries.map((e) => [e.action, e.resource_id])).toEqual([
+      ['import', defined(answer.results[0], 'the result').id],
+    ]);
   });
 });

@@ -752,7 +752,7 @@ function endOfString(source: string, at: number): number {
 function closing(source: string, at: number): number {
   let depth = 1;
   for (let i = at; i < source.length; i++) {
-    const c = source[i];
+    const c = source.charAt(i);
     if (c === "'" || c === '"' || c === '`') i = endOfString(source, i);
     else if (c === '/' && source[i + 1] === '/') i = endOf(source, '\n', i);
     else if (c === '/' && source[i + 1] === '*') i = endOf(source, '*/', i) + 1;

@@ -423,7 +423,7 @@ describe('security headers', () => {
     const html = await page.text();
     const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBeGreaterThan(0);
-    for (const [, attributes, body] of scripts) {
+    for (const [, attributes = '', body = ''] of scripts) {
       expect(body.trim()).toBe('');
       const src = /src=["']([^"']+)["']/.exec(attributes)?.[1] as string;
       expect(src).toMatch(/^\.\//);

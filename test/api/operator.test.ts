@@ -27,7 +27,8 @@ async function admin(...args: string[]): Promise<{ code: number; lastLine: strin
 const email = (name: string) => `${name}-${randomUUID()}@example.test`;
 
 // Commands run first, then one server opens the same storage (PGlite allows one process at a time).
-const prepared: Record<string, string> = {};
+/** The keys and session the commands print, set before the tests run. */
+const prepared = { freeKey: '', readKey: '', viewerKey: '', session: '', upgradedKey: '' };
 const emails = { free: email('free'), reader: email('reader'), viewer: email('viewer'), upgraded: email('up') };
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../contract';
 import { contractRoutes } from '../../contract/routes';
 import type { ApiClient, CallOptions } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { exampleBody, hasJsonBody } from '../support/routes';
@@ -128,7 +129,7 @@ describe('the role matrix', () => {
       // Deleting one's account really deletes it: give that route a member of its own, signed in (it takes no key).
       const api = id === 'deleteAccount' ? (await t.org.member(role)).web : members[role];
       const response = await api.call(id, request(id, route.path));
-      if (RANK[role] >= RANK[LEAST_ROLE[id]]) {
+      if (RANK[role] >= RANK[defined(LEAST_ROLE[id], `the least role of ${id}`)]) {
         expect([401, 403], `${id} as ${role}: ${response.text}`).not.toContain(response.status);
       } else {
         expect(expectStatus(response, 403).error).toContain(`needs the ${LEAST_ROLE[id]} role`);

@@ -1,6 +1,7 @@
 /** GET /subnets/overlaps: pairs of subnets in different spaces whose ranges meet. */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus, type ResponseBody } from '../support/observed';
 
@@ -43,7 +44,7 @@ describe('overlaps report', () => {
     const own = await t.server.newOrg();
     const inVrf = await create('10.0.0.0/24', { vrf_id: (await vrf('v', own.api)).id }, own.api);
     const global = await create('10.0.0.0/24', {}, own.api);
-    const [pair] = await overlaps(own.api);
+    const pair = defined((await overlaps(own.api))[0], 'the overlap');
     const sides = [pair.subnet_a, pair.subnet_b].sort((x, y) => ('vrf_name' in x ? 1 : 0) - ('vrf_name' in y ? 1 : 0));
     expect(sides).toEqual([
       { id: global.id, network: '10.0.0.0/24' },

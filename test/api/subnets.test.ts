@@ -81,7 +81,7 @@ describe('create, get, list', () => {
     await create('10.0.0.0/24', refs, own.api);
     const [listed] = await list(own.api);
     expect(listed).toMatchObject({ ...refs, folder_name: 'DC A', vlan_number: 120, vrf_name: 'blue' });
-    expect(listed.location_name).toBe('FRA1');
+    expect(listed?.location_name).toBe('FRA1');
   });
 
   it('filters the list by folder', async () => {

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -13,7 +14,7 @@ const t = useTestServer({}, false);
 async function userOfKey(key: string): Promise<string> {
   const hash = createHash('sha256').update(key).digest('hex');
   const result = await t.server.database.db.execute(sql`SELECT user_id FROM api_keys WHERE key_hash = ${hash}`);
-  return rowsOf<{ user_id: string }>(result)[0].user_id;
+  return defined(rowsOf<{ user_id: string }>(result)[0], 'the key').user_id;
 }
 
 /** A member of `org` with a role, their id and clients. */
@@ -106,7 +107,7 @@ describe('changing a member’s role', () => {
     const org = await t.server.newOrg();
     const other = await t.server.newOrg();
     expectStatus(await setRole(org.api, other.userId, 'viewer'), 404);
-    expect((await listMembers(other.api))[0].role).toBe('admin');
+    expect((await listMembers(other.api))[0]?.role).toBe('admin');
   });
 
   it('refuses an editor (403)', async () => {

@@ -4,7 +4,7 @@
  * (test/fixtures/rdap.ts, the only address allowed outbound) for when Cymru does not answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DnsFixture, startDnsServer, type ZoneRecord } from '../fixtures/dns';
+import { type DnsFixture, type Rcode, startDnsServer, type ZoneRecord } from '../fixtures/dns';
 import { RDAP_AUTNUM_ARIN, RDAP_IP_ARIN, type RdapFixture, startRdapServer } from '../fixtures/rdap';
 import { clientIp, inOneMinuteWindow } from '../support/client';
 import { useTestServer } from '../support/factories';
@@ -67,7 +67,7 @@ const asn = (query: string, ip = clientIp()) =>
   t.server.anonymous.call('lookupAsn', { query: { query }, headers: { 'x-forwarded-for': ip } });
 
 /** Runs `body` with these Cymru names answering `rcode`. */
-async function withRcode<T>(names: string[], rcode: string, body: () => Promise<T>): Promise<T> {
+async function withRcode<T>(names: string[], rcode: Rcode, body: () => Promise<T>): Promise<T> {
   for (const name of names) dns.rcodes.set(name.toLowerCase(), rcode);
   try {
     return await body();

@@ -7,12 +7,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DNSBLS } from '../../server/modules/tools/blacklist.service';
 import { type DnsFixture, startDnsServer, type ZoneRecord } from '../fixtures/dns';
 import { clientIp, inOneMinuteWindow } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { testConfig } from '../support/server';
 
 const ZONES = DNSBLS.map((z) => z.zone);
-const [SPAMHAUS, SPAMCOP, BARRACUDA, PSBL, UCEPROTECT, MAILSPIKE, DRONEBL] = ZONES;
+const zone = (i: number) => defined(ZONES[i], `DNSBL zone ${i}`);
+const [SPAMHAUS, SPAMCOP, BARRACUDA, PSBL, UCEPROTECT, MAILSPIKE, DRONEBL] = [
+  zone(0),
+  zone(1),
+  zone(2),
+  zone(3),
+  zone(4),
+  zone(5),
+  zone(6),
+];
 const a = (name: string, data: string): ZoneRecord => ({ name, type: 'A', data });
 
 /** 2606:4700:4700::1111 reversed nibble by nibble (the 16 zeros are its 4 zero groups). */

@@ -16,6 +16,7 @@ import { type Site, startGarbageServer, startHttpSite, startTlsSite } from '../f
 import { closedPort } from '../fixtures/receiver';
 import { createPki, type Pki } from '../fixtures/tls';
 import { clientIp, inOneMinuteWindow } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { missingProgram, skippedBecause } from '../support/programs';
@@ -303,10 +304,10 @@ describe('the cap on tool requests at once (TOOLS_MAX_CONCURRENT)', () => {
     const second = headersOf(`http://127.0.0.2:${port}/second`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(held).toHaveLength(1); // the second has not connected: it waits for the slot
-    held[0].destroy();
+    defined(held[0], 'the first connection').destroy();
     expectStatus(await first, 502);
     await vi.waitFor(() => expect(held).toHaveLength(2));
-    held[1].destroy();
+    defined(held[1], 'the second connection').destroy();
     expectStatus(await second, 502);
   });
 });

@@ -49,8 +49,8 @@ describe('GET /tools/ping', () => {
     expect(body).toMatchObject({ host: '127.0.0.1', ip: '127.0.0.1' });
     expect(body.results).toHaveLength(1);
     expect(body.results[0]).toMatchObject({ port: openPort, open: true });
-    expect(body.results[0].latency_ms).toBeGreaterThanOrEqual(0);
-    expect(body.results[0].latency_ms).toBeLessThan(3000);
+    expect(body.results[0]?.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(body.results[0]?.latency_ms).toBeLessThan(3000);
   });
 
   it('reports a closed port as not open with null latency, not as an error', async () => {
@@ -75,13 +75,13 @@ describe('GET /tools/ping', () => {
   it('probes the address a name resolves to and names it', async () => {
     const body = expectStatus(await ping({ host: 'probe.test', port: openPort }), 200);
     expect(body).toMatchObject({ host: 'probe.test', ip: '127.0.0.1' });
-    expect(body.results[0].open).toBe(true);
+    expect(body.results[0]?.open).toBe(true);
   });
 
   it('prefers the IPv4 address of a name that has both', async () => {
     const body = expectStatus(await ping({ host: 'dual.test', port: openPort }), 200);
     expect(body.ip).toBe('127.0.0.1');
-    expect(body.results[0].open).toBe(true);
+    expect(body.results[0]?.open).toBe(true);
   });
 
   it('refuses a bracketed IPv6 literal with 400: a host is a name or a plain address', async () => {
@@ -129,7 +129,7 @@ describe('GET /tools/ports', () => {
   it('gives the latency of open ports and omits it for closed ones', async () => {
     const body = expectStatus(await scan({ host: '127.0.0.1', ports: `${openPort},${portClosed}` }), 200);
     const [open, closed] = body.results;
-    expect(open.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(open?.latency_ms).toBeGreaterThanOrEqual(0);
     expect(closed).not.toHaveProperty('latency_ms');
   });
 
@@ -160,7 +160,7 @@ describe('GET /tools/ports', () => {
     const body = expectStatus(await scan({ host: '127.0.0.1', ports: ports.join(',') }), 200);
     expect(body.total).toBe(25);
     expect(body.results.map((r) => r.port)).toEqual(ports);
-    expect(body.results[0].open).toBe(true);
+    expect(body.results[0]?.open).toBe(true);
   });
 
   it('refuses a list of 26 ports with 400 naming `ports`', async () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgramMissing, runProgram } from '../../server/modules/tools/traceroute.service';
 import { clientIp, inOneMinuteWindow } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { excuseStatuses, expectStatus } from '../support/observed';
 import { missingProgram, skippedBecause } from '../support/programs';
@@ -33,7 +34,7 @@ describe('with the traceroute program', () => {
       const body = expectStatus(await trace('127.0.0.1'), 200);
       expect(body).toMatchObject({ host: '127.0.0.1', ip: '127.0.0.1' });
       expect(body.hops).toHaveLength(1);
-      const [hop] = body.hops;
+      const hop = defined(body.hops[0], 'the hop');
       expect(hop).toMatchObject({ hop: 1, ip: '127.0.0.1' });
       for (const rtt of [hop.rtt1_ms, hop.rtt2_ms, hop.rtt3_ms]) expect(rtt).toBeGreaterThanOrEqual(0);
     },

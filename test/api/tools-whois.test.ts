@@ -352,7 +352,7 @@ describe('/tools/whois falls back to RDAP when the whois root is down', () => {
       ],
     });
     expect(registryRdap.requests.map((r) => r.path)).toEqual(['/com/v1/domain/google.com']);
-    expect(registryRdap.requests[0].headers.accept).toMatch(/application\/rdap\+json/);
+    expect(registryRdap.requests[0]?.headers.accept).toMatch(/application\/rdap\+json/);
   });
 
   it('an IP: the network object parsed as whois fields', async () => {

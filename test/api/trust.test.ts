@@ -97,7 +97,7 @@ describe('GET /activity/export', () => {
     const response = await org.api.call('exportActivity');
     expect(response.text).toMatch(/^id,created_at,.*\r\n/);
     const [, row] = parseCsv(response.text);
-    expect(row[3]).toBe(`'${email}`);
+    expect(row?.[3]).toBe(`'${email}`);
   });
 
   it('streams every entry once, newest first, across pages of entries that share one created_at', async () => {

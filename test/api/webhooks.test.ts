@@ -11,6 +11,7 @@ import { rowsOf } from '../../server/db/connection';
 import { insertDelivery } from '../../server/modules/webhooks/deliveries.repo';
 import { closedPort, type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/receiver';
 import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -54,7 +55,7 @@ async function countDeliveries(webhookId: string): Promise<number> {
   const result = await t.server.database.db.execute(
     sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ${webhookId}`,
   );
-  return rowsOf<{ n: number }>(result)[0].n;
+  return defined(rowsOf<{ n: number }>(result)[0], 'a count').n;
 }
 
 describe('creating webhooks', () => {
@@ -261,7 +262,7 @@ describe('the test endpoint', () => {
     const created = await create(org.api);
     const result = expectStatus(await ping(org, created.id), 200);
     expect(result).toMatchObject({ event_type: 'ping', response_status: 200, attempt: 1 });
-    const [request] = receiver.to(pathOf(created.url));
+    const request = defined(receiver.to(pathOf(created.url))[0], 'the request');
     expect(request.method).toBe('POST');
     expect(request.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(verify(created.secret, request)).toMatchObject({ type: 'ping', data: { webhook_id: created.id } });
@@ -315,7 +316,7 @@ describe('rotating the secret', () => {
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(created.secret);
     expectStatus(await ping(org, created.id), 200);
-    const [request] = receiver.to(pathOf(created.url));
+    const request = defined(receiver.to(pathOf(created.url))[0], 'the request');
     expect(() => verify(created.secret, request)).toThrow();
     expect(verify(secret, request).type).toBe('ping');
   });

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
+import { defined } from '../support/defined';
 import { browserMissing, expectAccessible } from './support/browser';
 import { useConsole } from './support/console';
 import { networkHelpers, row } from './support/network';
@@ -25,8 +26,11 @@ describe.skipIf(browserMissing)(`a tree of 10,000 subnets${browserMissing}`, () 
   beforeAll(async () => {
     const org = await t.server.newOrg({ role: 'editor' });
     const db = t.server.database.db;
-    const [root] = rowsOf<{ id: string }>(
-      await db.execute(sql`INSERT INTO subnets (org_id, network) VALUES (${org.orgId}, '10.0.0.0/8') RETURNING id`),
+    const root = defined(
+      rowsOf<{ id: string }>(
+        await db.execute(sql`INSERT INTO subnets (org_id, network) VALUES (${org.orgId}, '10.0.0.0/8') RETURNING id`),
+      )[0],
+      'the /8 inserted',
     );
     await db.execute(sql`
       INSERT INTO subnets (org_id, parent_id, network)

@@ -5,6 +5,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
 import { createSubnet } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import type { TestOrg } from '../support/server';
@@ -136,7 +137,7 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('rowheader', { name: 'customer-b', exact: true }).waitFor();
 
-    const [vrf] = expectStatus(await org.web.call('listVrfs'), 200);
+    const vrf = defined(expectStatus(await org.web.call('listVrfs'), 200)[0], 'the VRF');
     const subnet = await createSubnet(org.web, '10.0.0.0/24', { vrf_id: vrf.id });
     const refused = expectStatus(await org.web.call('deleteVrf', { params: { id: vrf.id } }), 400);
     expect(refused.code).toBe('in_use');
@@ -176,7 +177,7 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
 
     await page.goto('/vrfs');
     await page.getByRole('rowheader', { name: 'customer-a' }).waitFor();
-    const [{ subnet_count }] = expectStatus(await org.web.call('listVrfs'), 200);
+    const { subnet_count } = defined(expectStatus(await org.web.call('listVrfs'), 200)[0], 'the VRF');
     expect((await rowCells(page, 'customer-a'))[2]).toBe(String(subnet_count));
 
     await page.goto('/vlans');
@@ -209,11 +210,11 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
     expectStatus(await org.web.call('createVrf', { body: { name: 'customer-a' } }), 201);
     await location(org.web, { name: 'Berlin' });
     const page = await t.pageAs((await org.member('viewer')).session);
-    for (const [path, name] of [
-      ['/folders', 'Lab'],
-      ['/vlans', '120'],
-      ['/vrfs', 'customer-a'],
-      ['/locations', 'Berlin'],
+    for (const { path, name } of [
+      { path: '/folders', name: 'Lab' },
+      { path: '/vlans', name: '120' },
+      { path: '/vrfs', name: 'customer-a' },
+      { path: '/locations', name: 'Berlin' },
     ]) {
       await page.goto(path);
       await page.getByRole('rowheader', { name, exact: true }).waitFor();
@@ -230,10 +231,10 @@ describe.skipIf(browserMissing)(`folders, VLANs, VRFs, locations and search${bro
     });
     await vlan(org.web, { vlan_number: 4094, name: 'a-rather-long-vlan-name', location_id: site.id });
     const page = await t.pageAs(org.session, { width: 375, height: 800 });
-    for (const [path, text] of [
-      ['/vlans', '4094'],
-      ['/locations', 'Hanauer Landstraße 1'],
-      ['/search?q=10.0', 'Nothing matches'],
+    for (const { path, text } of [
+      { path: '/vlans', text: '4094' },
+      { path: '/locations', text: 'Hanauer Landstraße 1' },
+      { path: '/search?q=10.0', text: 'Nothing matches' },
     ]) {
       await page.goto(path);
       await page.getByText(text).first().waitFor();

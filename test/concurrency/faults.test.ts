@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { defined } from '../support/defined';
 import { freePort, type ServerProcess, startServerProcess } from '../support/process';
 
 const run = promisify(execFile);
@@ -218,10 +219,13 @@ async function startCluster(): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ipam-faults-pg-'));
   // As root, the files belong to the postgres system user that runs the server.
   const owner = isRoot
-    ? [Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout)]
+    ? {
+        uid: Number((await run('id', ['-u', 'postgres'])).stdout),
+        gid: Number((await run('id', ['-g', 'postgres'])).stdout),
+      }
     : null;
   if (owner) {
-    chownSync(dir, owner[0], owner[1]);
+    chownSync(dir, owner.uid, owner.gid);
     chmodSync(dir, 0o700);
   }
   const data = join(dir, 'data');
@@ -241,7 +245,7 @@ async function startCluster(): Promise<Cluster> {
     `timezone = 'UTC'`,
   ].join('\n');
   writeFileSync(join(data, 'postgresql.auto.conf'), `${conf}\n`);
-  if (owner) chownSync(join(data, 'postgresql.auto.conf'), owner[0], owner[1]);
+  if (owner) chownSync(join(data, 'postgresql.auto.conf'), owner.uid, owner.gid);
   const pgctl = async (...args: string[]) => {
     await asServerUser('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', ...args], dir);
   };
@@ -324,7 +328,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL || !BINDIR)('a PostgreSQL outage 
     await Promise.all(
       [0, 1, 2, 3].map(async (lane) => {
         for (let i = lane; !until(); i++) {
-          outcomes.push(await one(kinds[i % kinds.length], subnetId));
+          outcomes.push(await one(defined(kinds[i % kinds.length], 'a kind'), subnetId));
           await sleep(5);
         }
       }),

@@ -65,7 +65,7 @@ describe('pipeline', () => {
     const rows = await Promise.all(
       Array.from({ length: 12 }, (_, i) => pipeline(database.db, [insert.step(100 + i, `n${i}`, null), labels.step()])),
     );
-    expect(rows.map(([[row]]) => row.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
+    expect(rows.map(([[row]]) => row?.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
   });
 
   it("runs inside the caller's transaction, and rolls back with it", async () => {

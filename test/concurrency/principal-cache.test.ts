@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertUser } from '../../server/modules/identity/identity.repo';
 import * as identity from '../../server/modules/identity/identity.service';
-import { ApiClient } from '../support/client';
-import { useServerProcesses } from '../support/factories';
+import { defined } from '../support/defined';
+import { clientsOf, useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useServerProcesses();
@@ -18,7 +18,7 @@ async function organisation(plan: 'pro' | 'free' = 'pro') {
   const email = `cache-${randomUUID()}@example.test`;
   const user = await identity.ensureUser(t.database.db, email, { plan });
   const { key } = await identity.createApiKey(t.database.db, user, 'cache');
-  return { email, user, key, apis: t.servers.map((s) => new ApiClient(s.url, { key })) };
+  return { email, user, key, apis: clientsOf(t.servers, { key }) };
 }
 
 describe.skipIf(!url)('cached callers across two server processes', () => {
@@ -28,7 +28,8 @@ describe.skipIf(!url)('cached callers across two server processes', () => {
       const { apis } = await organisation();
       expectStatus(await apis[1].call('listFolders'), 200); // cached in the second process
       const [own] = expectStatus(await apis[0].call('listApiKeys'), 200);
-      expectStatus(await apis[0].call('revokeApiKey', { params: { id: own.id } }), 204);
+      const id = defined(own, 'the key').id;
+      expectStatus(await apis[0].call('revokeApiKey', { params: { id } }), 204);
       statuses.push((await apis[1].call('listFolders')).status);
     }
     expect(statuses).toEqual(Array(20).fill(401));
@@ -44,7 +45,7 @@ describe.skipIf(!url)('cached callers across two server processes', () => {
       role: 'editor',
     });
     const { key } = await identity.createApiKey(t.database.db, editor, 'editor');
-    const editorApi = new ApiClient(t.servers[1].url, { key });
+    const [, editorApi] = clientsOf(t.servers, { key });
     expectStatus(await editorApi.call('createFolder', { body: { name: 'before' } }), 201);
     expectStatus(
       await apis[0].call('updateTeamMemberRole', { params: { user_id: editor.id }, body: { role: 'viewer' } }),

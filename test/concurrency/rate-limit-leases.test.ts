@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../server/db/connection';
 import { leaseSize, postgresCounters } from '../../server/http/rate-limit';
+import { defined } from '../support/defined';
 
 const url = process.env.TEST_DATABASE_URL;
 let database: Database;
@@ -37,7 +38,12 @@ describe('rate-limit leases across processes', () => {
             const hits = [0, 1, 2].filter((k) => i + k < demand);
             const answers = await Promise.all(
               hits.map((k) =>
-                stores[(picks[(i + k) % picks.length] ?? 0) % processes].take(key, window, 60_000, limit),
+                defined(stores[(picks[(i + k) % picks.length] ?? 0) % processes], 'a store').take(
+                  key,
+                  window,
+                  60_000,
+                  limit,
+                ),
               ),
             );
             admitted += answers.filter((a) => a.allowed).length;

@@ -8,6 +8,7 @@ import type { OperationId } from '../../contract/routes';
 import { leaseSize } from '../../server/http/rate-limit';
 import * as identity from '../../server/modules/identity/identity.service';
 import { ApiClient, type ApiResponse, clientIp } from '../support/client';
+import { defined } from '../support/defined';
 import { useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -26,7 +27,7 @@ function burst<Id extends OperationId>(
   call: (api: ApiClient) => Promise<ApiResponse<Id>>,
   apis: ApiClient[],
 ) {
-  return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length])));
+  return Promise.all(Array.from({ length: count }, (_, i) => call(defined(apis[i % apis.length], 'a client'))));
 }
 
 describe.skipIf(!url)('rate limits with two server processes on one PostgreSQL database', () => {

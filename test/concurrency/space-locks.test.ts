@@ -10,6 +10,7 @@ import { type Database, type Db, openDatabase, rowsOf } from '../../server/db/co
 import { pipeline, transaction } from '../../server/db/pipeline';
 import * as identity from '../../server/modules/identity/identity.service';
 import { lockAddressHomeStep, lockSpaces, spaceOf } from '../../server/modules/subnets/spaces';
+import { defined } from '../support/defined';
 
 const url = process.env.TEST_DATABASE_URL;
 let database: Database;
@@ -54,12 +55,15 @@ describe.skipIf(!url)('space locks', () => {
   it("an address write's shared lock holds off a subnet write in its space, with or without a VRF", async () => {
     const user = await identity.ensureUser(database.db, `locks-${randomUUID()}@example.test`, { plan: 'pro' });
     const insertVrf = sql`INSERT INTO vrfs (org_id, name) VALUES (${user.orgId}, 'v') RETURNING id`;
-    const [vrf] = rowsOf<{ id: string }>(await database.db.execute(insertVrf));
+    const vrf = defined(rowsOf<{ id: string }>(await database.db.execute(insertVrf))[0], 'the VRF inserted');
     for (const vrfId of [null, vrf.id]) {
-      const [subnet] = rowsOf<{ id: string }>(
-        await database.db.execute(
-          sql`INSERT INTO subnets (org_id, vrf_id, network) VALUES (${user.orgId}, ${vrfId}, '10.9.0.0/24') RETURNING id`,
-        ),
+      const subnet = defined(
+        rowsOf<{ id: string }>(
+          await database.db.execute(
+            sql`INSERT INTO subnets (org_id, vrf_id, network) VALUES (${user.orgId}, ${vrfId}, '10.9.0.0/24') RETURNING id`,
+          ),
+        )[0],
+        'the subnet inserted',
       );
       expect(await exclusiveLockWhile(user.orgId, vrfId, async () => {})).toBe('taken');
       const home = (tx: Db) => pipeline(tx, [lockAddressHomeStep(user.orgId, subnet.id)]);

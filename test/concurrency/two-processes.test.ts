@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { containsCidr, parseCidr } from '../../server/ipam';
 import * as identity from '../../server/modules/identity/identity.service';
-import { ApiClient } from '../support/client';
-import { createSubnet, subnetOf, useServerProcesses } from '../support/factories';
+import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
+import { clientsOf, createSubnet, subnetOf, useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useServerProcesses();
@@ -19,12 +20,12 @@ async function clients(limits?: Record<string, number>) {
   const user = await identity.ensureUser(t.database.db, email, { plan: 'enterprise' });
   if (limits) await identity.setLimits(t.database.db, email, limits);
   const { key } = await identity.createApiKey(t.database.db, user, 'race');
-  return t.servers.map((s) => new ApiClient(s.url, { key }));
+  return clientsOf(t.servers, { key });
 }
 
 /** Runs `count` calls spread over both processes at once and answers what each answered. */
 async function race<T>(apis: ApiClient[], count: number, call: (api: ApiClient, i: number) => Promise<T>) {
-  return Promise.all(Array.from({ length: count }, (_, i) => call(apis[i % apis.length], i)));
+  return Promise.all(Array.from({ length: count }, (_, i) => call(defined(apis[i % apis.length], 'a client'), i)));
 }
 
 describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
@@ -79,7 +80,9 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
       new Promise((r) => setTimeout(r, 5)).then(() =>
         apis[1].call('createSubnet', { body: { network: '10.70.1.0/24' } }),
       ),
-      ...ips.map((ip, i) => apis[i % 2].call('createAddress', { params: { id: parent.id }, body: { ip } })),
+      ...ips.map((ip, i) =>
+        defined(apis[i % 2], 'a client').call('createAddress', { params: { id: parent.id }, body: { ip } }),
+      ),
     ]);
     const childId = subnetOf(expectStatus(child, 201)).id;
     const list = async (id: string) => expectStatus(await apis[0].call('listSubnetAddresses', { params: { id } }), 200);
@@ -123,7 +126,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     const folders = expectStatus(await apis[0].call('listFolders', {}), 200);
     const subnets = expectStatus(await apis[0].call('listSubnets', {}), 200);
     expect(folders.map((f) => f.name)).toEqual(['DC']);
-    expect(new Set(subnets.map((s) => s.folder_id))).toEqual(new Set([folders[0].id]));
+    expect(new Set(subnets.map((s) => s.folder_id))).toEqual(new Set([folders[0]?.id]));
   });
 
   it('50 parallel single allocations in one /24 all succeed with 50 different addresses', async () => {
@@ -131,7 +134,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     const subnet = await createSubnet(apis[0], '10.80.0.0/24');
     const ips = await race(apis, 50, async (api) => {
       const response = await api.call('allocateAddress', { params: { id: subnet.id }, body: {} });
-      return expectStatus(response, 201)[0].ip;
+      return defined(expectStatus(response, 201)[0], 'the address allocated').ip;
     });
     expect(new Set(ips).size).toBe(50);
     const expected = Array.from({ length: 50 }, (_, i) => `10.80.0.${i + 1}`);
@@ -154,7 +157,7 @@ describe.skipIf(!url)('two server processes on one PostgreSQL database', () => {
     const parent = await createSubnet(apis[0], '10.82.0.0/16');
     const networks = await race(apis, 20, async (api) => {
       const response = await api.call('allocateSubnet', { params: { id: parent.id }, body: { prefix_length: 24 } });
-      return expectStatus(response, 201)[0].network;
+      return defined(expectStatus(response, 201)[0], 'the subnet allocated').network;
     });
     expect(new Set(networks).size).toBe(20);
   });

@@ -8,8 +8,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/connection';
 import * as identity from '../../server/modules/identity/identity.service';
-import { ApiClient } from '../support/client';
-import { useServerProcesses } from '../support/factories';
+import type { ApiClient } from '../support/client';
+import { defined } from '../support/defined';
+import { clientsOf, useServerProcesses } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 // No worker: the events stay in the outbox, where the test counts them.
@@ -18,7 +19,7 @@ const t = useServerProcesses({ WEBHOOK_WORKER: 'off', OUTBOUND_ALLOW_CIDRS: '127
 async function organisation() {
   const user = await identity.ensureUser(t.database.db, `hooks-${randomUUID()}@example.test`, { plan: 'pro' });
   const { key } = await identity.createApiKey(t.database.db, user, 'hooks');
-  return t.servers.map((s) => new ApiClient(s.url, { key }));
+  return clientsOf(t.servers, { key });
 }
 
 /** How many deliveries of the event about this folder the outbox holds for the webhook. */
@@ -26,7 +27,7 @@ async function queued(webhookId: string, folderId: string) {
   const result = await t.database.db.execute(sql`
     SELECT count(*)::int AS n FROM webhook_outbox o JOIN webhook_events e ON e.id = o.event_id
     WHERE o.webhook_id = ${webhookId} AND e.payload->>'id' = ${folderId}`);
-  return rowsOf<{ n: number }>(result)[0].n;
+  return defined(rowsOf<{ n: number }>(result)[0], 'a count').n;
 }
 
 const createFolder = async (api: ApiClient) =>

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/connection';
 import { createWebhookWorker, type WebhookWorker } from '../../server/modules/webhooks/events/worker';
+import { defined } from '../support/defined';
 import { createSubnet } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { ALLOW, type Harness, startHarness, subscribe } from '../support/webhook-events';
@@ -51,13 +52,16 @@ afterAll(async () => {
  * attempts each worker sent in all.
  */
 async function race() {
-  const totals = workers.map(() => 0);
+  const totals = workers.map((worker) => ({ worker, sent: 0 }));
   for (;;) {
-    const sent = await Promise.all(workers.map((w) => w.runOnce()));
-    sent.forEach((n, i) => {
-      totals[i] += n;
-    });
-    if (sent.every((n) => n === 0)) return totals;
+    const sent = await Promise.all(
+      totals.map(async (total) => {
+        const n = await total.worker.runOnce();
+        total.sent += n;
+        return n;
+      }),
+    );
+    if (sent.every((n) => n === 0)) return totals.map((total) => total.sent);
   }
 }
 
@@ -81,16 +85,18 @@ async function attemptCounts(orgId: string) {
 
 /** Races the workers, moving the clock past retry times, until no attempt of the organisation is pending. */
 async function drainWithRetries(orgId: string) {
-  const sent = workers.map(() => 0);
+  let sent = workers.map(() => 0);
   for (let round = 0; round < 20; round++) {
-    (await race()).forEach((n, i) => {
-      sent[i] += n;
-    });
-    const pending = rowsOf<{ n: number }>(
-      await h.server.database.db.execute(
-        sql`SELECT count(*)::int AS n FROM webhook_outbox WHERE org_id = ${orgId} AND state = 'pending'`,
-      ),
-    )[0].n;
+    const raced = await race();
+    sent = raced.map((n, i) => n + (sent[i] ?? 0));
+    const pending = defined(
+      rowsOf<{ n: number }>(
+        await h.server.database.db.execute(
+          sql`SELECT count(*)::int AS n FROM webhook_outbox WHERE org_id = ${orgId} AND state = 'pending'`,
+        ),
+      )[0],
+      'a count of the pending attempts',
+    ).n;
     if (pending === 0) return sent;
     h.advance(10 * 60_000);
   }

@@ -17,6 +17,7 @@ import type { OperationId } from '../../contract/routes';
 import { containsCidr, containsIp, parseCidr, parseIp } from '../../server/ipam';
 import type { ApiClient, ApiResponse } from '../support/client';
 import { cellValue, parseCsv } from '../support/csv';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { type DeclaredStatus, expectStatus } from '../support/observed';
 
@@ -45,6 +46,9 @@ interface Seeded {
   ids: Record<Kind, string[]>;
   names: Record<Kind, string[]>;
   subnets: string[];
+  /** The id of seeded object `n` of a kind, and of seeded subnet `i` (the indexes the commands draw). */
+  id(kind: Kind, n: number): string;
+  subnet(i: number): string;
 }
 
 const refs = fc.record(
@@ -84,13 +88,13 @@ const commands: fc.Arbitrary<Command>[] = [
               : clear
                 ? null
                 : s.ids[field === 'folder_id' ? 'folder' : 'location'][n];
-        return s.api.call('updateSubnet', { params: { id: s.subnets[i] }, body: { [field]: value } });
+        return s.api.call('updateSubnet', { params: { id: s.subnet(i) }, body: { [field]: value } });
       },
     })),
   fc.tuple(fc.constantFrom(...KINDS), TWO).map(([kind, n]) => ({
     label: `delete ${kind} ${n}`,
     send: (s) => {
-      const id = s.ids[kind][n];
+      const id = s.id(kind, n);
       if (kind === 'folder') return s.api.call('deleteFolder', { params: { id } });
       if (kind === 'vlan') return s.api.call('deleteVlan', { params: { id } });
       if (kind === 'vrf') return s.api.call('deleteVrf', { params: { id } });
@@ -99,11 +103,11 @@ const commands: fc.Arbitrary<Command>[] = [
   })),
   SUBNET.map((i) => ({
     label: `delete subnet ${i}`,
-    send: (s) => s.api.call('deleteSubnet', { params: { id: s.subnets[i] } }),
+    send: (s) => s.api.call('deleteSubnet', { params: { id: s.subnet(i) } }),
   })),
   fc.tuple(SUBNET, fc.constantFrom(2, 4)).map(([i, parts]) => ({
     label: `split subnet ${i} in ${parts}`,
-    send: (s) => s.api.call('splitSubnet', { params: { id: s.subnets[i] }, body: { parts } }),
+    send: (s) => s.api.call('splitSubnet', { params: { id: s.subnet(i) }, body: { parts } }),
   })),
   fc
     .tuple(SUBNET, fc.uniqueArray(fc.integer({ min: 1, max: 254 }), { minLength: 1, maxLength: 4 }))
@@ -111,23 +115,23 @@ const commands: fc.Arbitrary<Command>[] = [
       label: `batch create in subnet ${i}: ${hosts}`,
       send: (s) =>
         s.api.call('batchCreateAddresses', {
-          params: { id: s.subnets[i] },
+          params: { id: s.subnet(i) },
           body: { ips: hosts.map((h) => hostIn(i, h)) },
         }),
     })),
   fc.tuple(SUBNET, fc.integer({ min: 1, max: 254 })).map(([i, host]) => ({
     label: `create address ${host} in subnet ${i}`,
-    send: (s) => s.api.call('createAddress', { params: { id: s.subnets[i] }, body: { ip: hostIn(i, host) } }),
+    send: (s) => s.api.call('createAddress', { params: { id: s.subnet(i) }, body: { ip: hostIn(i, host) } }),
   })),
   SUBNET.map((i) => ({
     label: `allocate addresses in subnet ${i}`,
-    send: (s) => s.api.call('allocateAddress', { params: { id: s.subnets[i] }, body: { count: 2 } }),
+    send: (s) => s.api.call('allocateAddress', { params: { id: s.subnet(i) }, body: { count: 2 } }),
   })),
   fc.tuple(SUBNET, refs).map(([i, chosen]) => ({
     label: `allocate a /28 in subnet ${i} ${JSON.stringify(chosen)}`,
     send: (s) =>
       s.api.call('allocateSubnet', {
-        params: { id: s.subnets[i] },
+        params: { id: s.subnet(i) },
         body: { prefix_length: 28, count: 1, ...idRefs(s, chosen, ['folder', 'vlan', 'location']) },
       }),
   })),
@@ -158,7 +162,7 @@ const commands: fc.Arbitrary<Command>[] = [
         s.api.call('importAddresses', {
           body: {
             addresses: rows.map(([i, host, named]) => {
-              const [network, vrf] = SUBNETS[i];
+              const [network, vrf] = defined(SUBNETS[i], `subnet ${i}`);
               return {
                 ip: hostIn(i, host),
                 subnet: network,
@@ -174,7 +178,8 @@ const commands: fc.Arbitrary<Command>[] = [
   })),
   fc.tuple(TWO, TWO).map(([v, n]) => ({
     label: `patch VLAN ${v} to location ${n}`,
-    send: (s) => s.api.call('updateVlan', { params: { id: s.ids.vlan[v] }, body: { location_id: s.ids.location[n] } }),
+    send: (s) =>
+      s.api.call('updateVlan', { params: { id: s.id('vlan', v) }, body: { location_id: s.ids.location[n] } }),
   })),
 ];
 
@@ -207,7 +212,14 @@ async function seed(run: number): Promise<Seeded> {
     subnets.push(subnet.id);
     expectStatus(await api.call('createAddress', { params: { id: subnet.id }, body: { ip: hostIn(i, 200) } }), 201);
   }
-  return { api, ids, names, subnets };
+  return {
+    api,
+    ids,
+    names,
+    subnets,
+    id: (kind, n) => defined(ids[kind][n], `${kind} ${n}`),
+    subnet: (i) => defined(subnets[i], `subnet ${i}`),
+  };
 }
 
 /** The answer is below 500, one its route declares, with a body that matches the contract. */
@@ -238,10 +250,11 @@ async function assertConsistent(api: ApiClient) {
     }
   }
   for (const vlan of listed.vlan) expect(exists('location', vlan.location_id), `VLAN ${vlan.vlan_number}`).toBe(true);
-  const [header, ...rows] = parseCsv(expectStatus(await api.call('exportAddresses', {}), 200));
+  const [header = [], ...rows] = parseCsv(expectStatus(await api.call('exportAddresses', {}), 200));
   const column = (name: string) => header.indexOf(name);
   for (const row of rows) {
-    const [ip, network, vrf] = [row[column('ip')], row[column('subnet')], cellValue(row[column('vrf')])];
+    const [ip = '', network = '', vrfCell = ''] = [row[column('ip')], row[column('subnet')], row[column('vrf')]];
+    const vrf = cellValue(vrfCell);
     const home = subnets.find((s) => s.network === network && (s.vrf_name ?? '') === vrf);
     expect(home, `address ${ip}: its subnet ${network} "${vrf}" exists`).toBeDefined();
     expect(containsIp(parseCidr(network)!.cidr, parseIp(ip)!)).toBe(true);
@@ -262,10 +275,10 @@ it('answers every write racing deletes and splits of what it names below 500, an
         const answers = await Promise.all(
           batch.map(async (command, i) => {
             await setTimeout(delays[i]);
-            return command.send(seeded);
+            return { command, response: await command.send(seeded) };
           }),
         );
-        for (const [i, command] of batch.entries()) declared(command, answers[i]);
+        for (const { command, response } of answers) declared(command, response);
         await assertConsistent(seeded.api);
       },
     ),

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { routeMeta } from '../../contract/common/meta';
 import { BITS, type Cidr, formatCidr, formatIp, parseCidr } from '../../server/ipam';
+import { defined } from '../support/defined';
 import { routesById } from '../support/routes';
 
 export type Schema = Record<string, any>;
@@ -54,6 +55,7 @@ export function operations(): Operation[] {
       if (!op) continue;
       const parameters: Schema[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
       const content = op.requestBody?.content?.['application/json'];
+      const route = routesById[op.operationId];
       list.push({
         id: op.operationId,
         method: method.toUpperCase(),
@@ -64,7 +66,7 @@ export function operations(): Operation[] {
         body: content ? resolve(content.schema) : undefined,
         statuses: Object.keys(op.responses).map(Number),
         isPublic: !(op.security ?? document.security ?? []).length,
-        scope: routesById[op.operationId] ? routeMeta(routesById[op.operationId]).scope : undefined,
+        scope: route ? routeMeta(route).scope : undefined,
       });
     }
   }
@@ -101,7 +103,7 @@ export const emptyPools = (): Pools => Object.fromEntries(KINDS.map((k) => [k, [
 /** The kind of object a path parameter names: the path segment before it (`/team/members/{user_id}` → members). */
 export function kindOfPathParam(path: string, name: string): Kind | undefined {
   const segments = path.split('/');
-  const before = segments[segments.indexOf(`{${name}}`) - 1];
+  const before = segments[segments.indexOf(`{${name}}`) - 1] ?? '';
   return (KINDS as readonly string[]).includes(before) ? (before as Kind) : undefined;
 }
 
@@ -216,9 +218,10 @@ const DOC6 = parseCidr('2001:db8::/32')!.cidr;
 /** A block for a new subnet: under an existing one (nesting), in 10/8 or 2001:db8::/32, sometimes with host bits. */
 export function cidrFor(ctx: GenContext): fc.Arbitrary<{ text: string; cidr: Cidr }> {
   const subnets = ctx.pools.subnets.filter((s) => s.network);
-  const underExisting = fc
-    .nat()
-    .chain((i) => (subnets.length ? childOf(subnets[i % subnets.length].network!) : childOf(TEN)));
+  const underExisting = fc.nat().chain((i) => {
+    const under = subnets[i % subnets.length]; // none when there are no subnets (i % 0 is NaN)
+    return under?.network ? childOf(under.network) : childOf(TEN);
+  });
   const block = fc.oneof(
     { weight: 4, arbitrary: underExisting },
     { weight: 3, arbitrary: childOf({ ...TEN, prefix: 7 }).filter((c) => c.prefix >= 8) },
@@ -247,7 +250,10 @@ export function ipFor(ctx: GenContext): fc.Arbitrary<string> {
   return fc.oneof(
     {
       weight: 3,
-      arbitrary: fc.nat().chain((i) => (subnets.length ? ipIn(subnets[i % subnets.length].network!) : fc.ipV4())),
+      arbitrary: fc.nat().chain((i) => {
+        const within = subnets[i % subnets.length]; // none when there are no subnets (i % 0 is NaN)
+        return within?.network ? ipIn(within.network) : fc.ipV4();
+      }),
     },
     { weight: 1, arbitrary: fc.oneof(fc.ipV4(), fc.ipV6()) },
   );
@@ -602,8 +608,7 @@ function objectSlots(body: Schema): { path: (string | number)[]; schema: Schema 
 function editAt(json: unknown, path: (string | number)[], edit: (target: Record<string, unknown>) => void): unknown {
   const copy = structuredClone(json) as Record<string, any>;
   let target: any = copy;
-  for (let i = 0; i < path.length; i++) {
-    const key = path[i];
+  for (const [i, key] of path.entries()) {
     if (target[key] === undefined || target[key] === null || typeof target[key] !== 'object') {
       target[key] = typeof path[i + 1] === 'number' ? [] : {};
     }
@@ -702,9 +707,10 @@ function bodyMutations(op: Operation): fc.Arbitrary<Mutation>[] {
           'date-time': ['yesterday', '2024-13-45T00:00:00Z', '2024-01-01'],
           uri: ['not a url', 'ftp://example.test/x', 'javascript:alert(1)', '//no-scheme'],
         };
-        if (s.format && badFormat[s.format]) {
+        const badOfFormat = s.format ? badFormat[s.format] : undefined;
+        if (badOfFormat) {
           list.push(
-            fc.constantFrom(...badFormat[s.format]).map((v) => mutation(`bad ${s.format} ${where}${key}`, set(key, v))),
+            fc.constantFrom(...badOfFormat).map((v) => mutation(`bad ${s.format} ${where}${key}`, set(key, v))),
           );
         }
         // NUL: never storable text (PostgreSQL refuses it), so it must be a 400, not a 500.
@@ -784,7 +790,7 @@ function bodyMutations(op: Operation): fc.Arbitrary<Mutation>[] {
       label: `malformed JSON #${variant}`,
       apply: (r) => {
         const valid = JSON.stringify(jsonOf(r));
-        const raw = [
+        const raws = [
           valid.slice(0, -1),
           `${valid}}`,
           `${valid.slice(0, -1)},}`,
@@ -793,7 +799,8 @@ function bodyMutations(op: Operation): fc.Arbitrary<Mutation>[] {
           '{"a": NaN}',
           '['.repeat(100_000),
           `\u0000${valid}`,
-        ][variant];
+        ];
+        const raw = defined(raws[variant], `malformed JSON #${variant}`);
         return { ...r, body: { raw, contentType: 'application/json' } };
       },
     })),
@@ -1099,14 +1106,16 @@ export function wrongMethodRequest(
   ops: Operation[],
   ctx: GenContext,
 ): fc.Arbitrary<{ method: string; request: FuzzRequest }> | undefined {
-  const path = ops[0].path;
+  const [first] = ops;
+  if (!first) return undefined;
+  const path = first.path;
   // Those of other paths too: GET /addresses/batch-update is GET /addresses/{id}.
   const allowed = allowOf(path.replace(/\{\w+\}/g, 'x')).split(', ');
   const wrong = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
   if (!wrong.length) return undefined;
   const params = fc.record(
     Object.fromEntries(
-      ops[0].pathParams.map((p) => {
+      first.pathParams.map((p) => {
         const kind = kindOfPathParam(path, p.name);
         const existing = kind ? entityOf(kind, ctx).map((e) => e.id) : fc.uuid();
         return [p.name, fc.oneof(existing, fc.constantFrom(...NOT_UUID))];

@@ -22,6 +22,7 @@ import { contractRoutes, type OperationId } from '../../contract/routes';
 import { parseCidr } from '../../server/ipam';
 import { type DnsFixture, startDnsServer } from '../fixtures/dns';
 import { type ApiResponse, clientIp } from '../support/client';
+import { defined } from '../support/defined';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { declaredStatuses, route } from '../support/routes';
@@ -158,20 +159,21 @@ async function seed() {
     add('vlans', { id: expectStatus(await api.call('createVlan', { body: { vlan_number } }), 201).id });
   }
   const subnets: [string, Record<string, unknown>][] = [
-    ['10.0.0.0/16', { folder_id: ctx.pools.folders[0].id, name: 'fuzz-root' }],
-    ['10.0.1.0/24', { gateway: '10.0.1.1', vlan_id: ctx.pools.vlans[0].id }],
+    ['10.0.0.0/16', { folder_id: defined(ctx.pools.folders[0], 'a folder').id, name: 'fuzz-root' }],
+    ['10.0.1.0/24', { gateway: '10.0.1.1', vlan_id: defined(ctx.pools.vlans[0], 'a VLAN').id }],
     ['10.0.2.0/28', {}],
-    ['192.168.10.0/24', { is_pool: true, location_id: ctx.pools.locations[0].id }],
+    ['192.168.10.0/24', { is_pool: true, location_id: defined(ctx.pools.locations[0], 'a location').id }],
     ['172.16.0.0/30', { tracked: false }],
     ['2001:db8::/48', {}],
     ['2001:db8:0:1::/64', { name: 'fuzz-v6' }],
-    ['10.0.0.0/16', { vrf_id: ctx.pools.vrfs[0].id }],
+    ['10.0.0.0/16', { vrf_id: defined(ctx.pools.vrfs[0], 'a VRF').id }],
   ];
   for (const [network, extra] of subnets) {
     const s = await createSubnet(api, network, extra);
     add('subnets', { id: s.id, network: parseCidr(s.network)!.cidr, vrfId: s.vrf_id, name: s.name });
   }
-  const [, v4, , , , , v6] = ctx.pools.subnets;
+  const v4 = defined(ctx.pools.subnets[1], 'the subnet 10.0.1.0/24');
+  const v6 = defined(ctx.pools.subnets[6], 'the subnet 2001:db8:0:1::/64');
   for (const [subnet, ip] of [
     [v4, '10.0.1.10'],
     [v4, '10.0.1.11'],
@@ -233,7 +235,11 @@ async function authHeaders(auth: Auth): Promise<Record<string, string>> {
 
 /** The request's path: the operation's, with its parameters (percent-encoded unless sent raw). */
 const pathOf = (op: Operation, request: FuzzRequest) =>
-  op.path.replace(/\{(\w+)\}/g, (_, name) => request.rawParams?.[name] ?? encodeURIComponent(request.params[name]));
+  op.path.replace(
+    /\{(\w+)\}/g,
+    (_, name) =>
+      request.rawParams?.[name] ?? encodeURIComponent(defined(request.params[name], `the parameter ${name}`)),
+  );
 
 /** Sends a request over HTTP, as the document describes the operation (its path, method and parameters). */
 async function send(op: Operation, request: FuzzRequest): Promise<ApiResponse> {
@@ -332,12 +338,14 @@ function harvest(op: Operation, request: FuzzRequest, response: ApiResponse) {
         vrfId: item.vrf_id ?? parent?.vrfId ?? null,
       });
     }
-    if (last === 'split') remove('subnets', [request.params.id]);
+    const split = request.params.id;
+    if (last === 'split' && split !== undefined) remove('subnets', [split]);
   }
   if (op.method === 'DELETE') {
     for (const p of op.pathParams) {
       const paramKind = kindOfPathParam(op.path, p.name);
-      if (paramKind) remove(paramKind, [request.params[p.name]]);
+      const id = request.params[p.name];
+      if (paramKind && id !== undefined) remove(paramKind, [id]);
     }
   }
   if (op.id === 'batchDeleteAddresses' && request.body && 'json' in request.body) {
@@ -397,12 +405,13 @@ describe('every path of the OpenAPI document', () => {
     const pathOps = ops.filter((op) => op.path === path);
     const wrongMethod = wrongMethodRequest(pathOps, ctx);
     if (!wrongMethod) return;
+    const op = defined(pathOps[0], `an operation of ${path}`);
     await fc.assert(
       fc.asyncProperty(wrongMethod, async ({ method, request }) => {
-        const response = await send({ ...pathOps[0], method }, request);
+        const response = await send({ ...op, method }, request);
         const where = `${method} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`;
         expect(response.status, where).toBe(405);
-        expect(response.headers.get('allow'), where).toBe(allowOf(pathOf(pathOps[0], request)));
+        expect(response.headers.get('allow'), where).toBe(allowOf(pathOf(op, request)));
         if (method !== 'HEAD')
           expect(response.body, where).toEqual({ code: 'method_not_allowed', error: expect.any(String) });
       }),

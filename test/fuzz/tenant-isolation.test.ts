@@ -13,6 +13,7 @@ import { expect, it } from 'vitest';
 import { type Cidr, containsCidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../server/ipam';
 import type { ApiClient } from '../support/client';
 import { cellValue, parseCsv } from '../support/csv';
+import { defined } from '../support/defined';
 import { subnetOf, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -34,6 +35,8 @@ const NETWORKS = [
   '2001:db8::/48',
   '2001:db8::/64',
 ];
+/** The network a drawn number names. */
+const networkAt = (n: number) => defined(NETWORKS[n % NETWORKS.length], `network ${n}`);
 const KINDS = ['folders', 'locations', 'vrfs', 'vlans', 'subnets', 'addresses'] as const;
 type Kind = (typeof KINDS)[number];
 const PLAIN = ['folders', 'locations', 'vrfs'] as const;
@@ -160,9 +163,9 @@ const createSubnet = fc
   })
   .map(
     ({ side, network, folder, vrf, name, secret }) =>
-      new Step(`${side} creates subnet ${NETWORKS[network % NETWORKS.length]}`, async (model, real) => {
+      new Step(`${side} creates subnet ${networkAt(network)}`, async (model, real) => {
         const own = model[side];
-        const cidr = parseCidr(NETWORKS[network % NETWORKS.length])!.cidr;
+        const cidr = parseCidr(networkAt(network))!.cidr;
         const folderId = folder === null ? null : (pick(own.folders, folder)?.id ?? null);
         const vrfId = vrf === null ? null : (pick(own.vrfs, vrf)?.id ?? null);
         const body = {
@@ -388,7 +391,7 @@ const crossAccess = fc
         }
         if (how === 'delete') expectStatus(await real[side].call(DELETE[kind], { params }), 404);
         if (how === 'subnet route' && kind === 'subnets') {
-          const [operationId, body, query] = SUBNET_ROUTES[route % SUBNET_ROUTES.length];
+          const [operationId, body, query] = defined(SUBNET_ROUTES[route % SUBNET_ROUTES.length], 'a subnet route');
           expectStatus(await real[side].call(operationId, { params, body, query }), 404);
         }
         await stillThere(theirs, real[other(side)], kind, target.id);
@@ -561,14 +564,14 @@ const importSubnets = fc
         // Folder names both organisations use: the import finds or creates the caller's own.
         const folderName = nameFor(side, folder, secret);
         const rows = networks.map((n) => ({
-          network: NETWORKS[n % NETWORKS.length],
+          network: networkAt(n),
           name: folderName,
           folder: folderName,
         }));
         const { results } = expectStatus(await real[side].call('importSubnets', { body: { subnets: rows } }), 200);
         const seen = new Set(own.subnets.filter((s) => s.vrfId === null).map((s) => s.network));
         for (const [i, result] of results.entries()) {
-          const network = rows[i].network;
+          const network = defined(rows[i], 'the row').network;
           expect(result.status, `${network}: ${result.error}`).toBe(seen.has(network) ? 'skipped' : 'created');
           seen.add(network);
           if (result.status !== 'created') continue;
@@ -587,13 +590,14 @@ const importSubnets = fc
         // The folder named is the caller's: found, or created (even when every row was skipped).
         const folders = expectStatus(await real[side].call('listFolders'), 200).filter((f) => f.name === folderName);
         expect(folders.length).toBe(1);
-        if (!own.folders.some((f) => f.id === folders[0].id)) {
+        const folderId = defined(folders[0], 'the folder').id;
+        if (!own.folders.some((f) => f.id === folderId)) {
           expect(own.folders.some((f) => f.name === folderName)).toBe(false);
-          own.folders.push({ id: folders[0].id, name: folderName });
-          remember(own, folders[0].id, folderName);
+          own.folders.push({ id: folderId, name: folderName });
+          remember(own, folderId, folderName);
         }
         for (const s of own.subnets.slice(-results.length)) {
-          if (s.name === folderName && results.some((r) => r.id === s.id)) expect(s.folderId).toBe(folders[0].id);
+          if (s.name === folderName && results.some((r) => r.id === s.id)) expect(s.folderId).toBe(folderId);
         }
       }),
   );
@@ -611,7 +615,7 @@ const importAddresses = fc
       new Step(`${side} imports addresses`, async (model, real) => {
         const own = model[side];
         const body = rows.map(({ network, offset }) => {
-          const subnet = NETWORKS[network % NETWORKS.length];
+          const subnet = networkAt(network);
           return {
             subnet,
             ip: ipAt(parseCidr(subnet)!.cidr, offset),
@@ -620,22 +624,23 @@ const importAddresses = fc
         });
         const { results } = expectStatus(await real[side].call('importAddresses', { body: { addresses: body } }), 200);
         for (const [i, result] of results.entries()) {
-          const withNetwork = own.subnets.filter((s) => s.network === body[i].subnet);
+          const row = defined(body[i], 'the row');
+          const withNetwork = own.subnets.filter((s) => s.network === row.subnet);
           const home =
             withNetwork.find((s) => s.vrfId === null) ?? (withNetwork.length === 1 ? withNetwork[0] : undefined);
           // A CIDR only the other organisation has is never where the row goes.
-          if (!home) expect(result.status, `${body[i].subnet}: ${result.error}`).toBe('error');
+          if (!home) expect(result.status, `${row.subnet}: ${result.error}`).toBe('error');
           if (result.status !== 'created') continue;
           expect(home).toBeDefined();
           own.addresses.push({
             id: result.id!,
-            ip: body[i].ip,
+            ip: row.ip,
             vrfId: home!.vrfId,
-            hostname: body[i].hostname,
+            hostname: row.hostname,
             status: 'assigned',
             owner: '',
           });
-          remember(own, result.id!, body[i].ip, body[i].hostname);
+          remember(own, result.id!, row.ip, row.hostname);
         }
       }),
   );
@@ -698,18 +703,18 @@ async function checkView(model: Model, real: Real, side: Side) {
 
   const addressCsv = await api.call('exportAddresses');
   const addressRows = parseCsv(await read('address export', addressCsv, expectStatus(addressCsv, 200))).slice(1);
-  expect(sorted(addressRows.map((r) => cellValue(r[0]))), `${side}'s addresses`).toEqual(
+  expect(sorted(addressRows.map((r) => cellValue(r[0] ?? ''))), `${side}'s addresses`).toEqual(
     sorted(own.addresses.map((a) => a.ip)),
   );
   const subnetCsv = await api.call('exportSubnets');
   const subnetRows = parseCsv(await read('subnet export', subnetCsv, expectStatus(subnetCsv, 200))).slice(1);
-  expect(sorted(subnetRows.map((r) => cellValue(r[0]))), `${side}'s exported subnets`).toEqual(
+  expect(sorted(subnetRows.map((r) => cellValue(r[0] ?? ''))), `${side}'s exported subnets`).toEqual(
     sorted(own.subnets.map((s) => s.network)),
   );
 
   // A search for what the other wrote (a name, a CIDR, an address, a hostname) finds only one's own.
   const terms = [...foreign.terms, B_ONLY];
-  const q = terms[model.steps % terms.length];
+  const q = defined(terms[model.steps % terms.length], 'a search term');
   const search = await api.call('searchIpam', { query: { q } });
   const found = await read(`search ${q}`, search, expectStatus(search, 200));
   for (const hit of found.subnets)
@@ -754,7 +759,7 @@ async function checkAddressLists(own: OrgModel, api: ApiClient) {
 
 /** The same few objects in both organisations (same names, CIDRs, VLAN number, addresses), so steps have targets. */
 async function seed(model: Model, real: Real) {
-  const at = (i: number) => NETWORKS[i];
+  const at = (i: number) => networkAt(i);
   for (const side of ['A', 'B'] as const) {
     const own = model[side];
     const api = real[side];
@@ -772,7 +777,7 @@ async function seed(model: Model, real: Real) {
     own.vlans.push({ id: vlan.id, name: 'alpha', number: 1 });
     remember(own, vlan.id);
     for (const i of [0, 1, 5]) {
-      const body = { network: at(i), name: nameFor(side, i, true), folder_id: own.folders[0].id };
+      const body = { network: at(i), name: nameFor(side, i, true), folder_id: defined(own.folders[0], 'a folder').id };
       const s = subnetOf(expectStatus(await api.call('createSubnet', { body }), 201));
       own.subnets.push({
         id: s.id,

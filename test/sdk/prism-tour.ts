@@ -12,6 +12,7 @@ import {
   type Subnet,
   type SubnetCreatedWithWarnings,
 } from '../../clients/typescript/src/index';
+import { defined } from '../support/defined';
 import type { TestServer } from '../support/server';
 
 export interface TourOptions {
@@ -62,7 +63,14 @@ export async function runTour({ server, client, hookUrl }: TourOptions): Promise
   const net = subnetOf(await ok(api.subnets.create({ network: '10.40.0.0/16', name: 'site', folder_id: folder.id })));
   const free = await ok(api.subnets.freeBlocks(net.id, { prefix: 24, limit: 3 }));
   const lan = subnetOf(
-    await ok(api.subnets.create({ network: free.blocks[0], name: 'lan', vlan_id: vlan.id, gateway: '10.40.0.1' })),
+    await ok(
+      api.subnets.create({
+        network: defined(free.blocks[0], 'a free /24'),
+        name: 'lan',
+        vlan_id: vlan.id,
+        gateway: '10.40.0.1',
+      }),
+    ),
   );
   const inVrf = subnetOf(await ok(api.subnets.create({ network: '10.40.0.0/24', vrf_id: vrf.id })));
   await ok(api.subnets.list({ folder_id: folder.id }));
@@ -73,7 +81,7 @@ export async function runTour({ server, client, hookUrl }: TourOptions): Promise
   await ok(api.subnets.usage(net.id));
   await ok(api.subnets.firstFree(lan.id));
   await ok(api.subnets.overlaps());
-  const spare = subnetOf(await ok(api.subnets.create({ network: free.blocks[1] })));
+  const spare = subnetOf(await ok(api.subnets.create({ network: defined(free.blocks[1], 'a second free /24') })));
   await ok(api.subnets.split(spare.id, { parts: 4 }));
 
   // Addresses.

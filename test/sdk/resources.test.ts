@@ -18,6 +18,7 @@ import {
   type SubnetCreatedWithWarnings,
   type WithLastResponse,
 } from '../../clients/typescript/src/index';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import type { TestServer } from '../support/server';
 
@@ -55,7 +56,7 @@ const subnetOf = (created: Subnet | SubnetCreatedWithWarnings): Subnet =>
 describe('resource groups', () => {
   it('are the OpenAPI tags, each holding every operation of its tag once', () => {
     const document = JSON.parse(readFileSync('openapi/openapi.json', 'utf8'));
-    const tagOf = new Map<string, string>();
+    const tagOf = new Map<string, string | undefined>();
     for (const item of Object.values(document.paths) as Record<string, { operationId: string; tags: string[] }>[]) {
       for (const operation of Object.values(item)) tagOf.set(operation.operationId, operation.tags[0]);
     }
@@ -92,13 +93,14 @@ describe('resource methods resolve to the success body', () => {
     const site = subnetOf(await client.subnets.create({ network: '10.20.0.0/16', name: 'site' }));
     const free = await client.subnets.freeBlocks(site.id, { prefix: 24, limit: 2 });
     expect(free.blocks).toEqual(['10.20.0.0/24', '10.20.1.0/24']);
-    const lan = subnetOf(await client.subnets.create({ network: free.blocks[0], name: 'lan' }));
+    const lan = subnetOf(await client.subnets.create({ network: defined(free.blocks[0], 'a free /24'), name: 'lan' }));
     expect(lan.parent_id).toBe(site.id);
     const parts = await client.subnets.split(lan.id, { parts: 2 });
     expect(parts.map((p) => p.network)).toEqual(['10.20.0.0/25', '10.20.0.128/25']);
-    expect(await client.subnets.firstFree(parts[0].id)).toEqual({ ip: '10.20.0.1' });
-    await client.addresses.create(parts[0].id, { ip: '10.20.0.1', hostname: 'gw' });
-    expect(await client.subnets.usage(parts[0].id)).toMatchObject({ used: 1, total: 126 });
+    const low = defined(parts[0], 'the lower part');
+    expect(await client.subnets.firstFree(low.id)).toEqual({ ip: '10.20.0.1' });
+    await client.addresses.create(low.id, { ip: '10.20.0.1', hostname: 'gw' });
+    expect(await client.subnets.usage(low.id)).toMatchObject({ used: 1, total: 126 });
   });
 });
 

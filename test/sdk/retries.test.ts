@@ -17,6 +17,7 @@ import {
   type ResponseInfo,
   retryDelay,
 } from '../../clients/typescript/src/index';
+import { defined } from '../support/defined';
 
 interface Scripted {
   status: number;
@@ -148,9 +149,10 @@ describe('retries by status and method', () => {
     const { sdk } = client({ onResponse: (info) => told.push(info) });
     await sdk.folders.create({ name: 'x' });
     expect(told).toHaveLength(1);
-    expect(told[0]).toMatchObject({ method: 'POST', status: 201, requestId: seen[1].requestId });
-    expect(told[0].idempotencyKey).toBe(seen[1].idempotencyKey);
-    expect(told[0].rateLimit).toEqual({ limit: 3000, remaining: 2999, reset: new Date(1_900_000_000_000) });
+    const retry = defined(seen[1], 'the retry');
+    expect(told[0]).toMatchObject({ method: 'POST', status: 201, requestId: retry.requestId });
+    expect(told[0]?.idempotencyKey).toBe(retry.idempotencyKey);
+    expect(told[0]?.rateLimit).toEqual({ limit: 3000, remaining: 2999, reset: new Date(1_900_000_000_000) });
   });
 
   it('retries a keyed POST answered 409 while its first attempt still runs, after Retry-After', async () => {

@@ -159,8 +159,8 @@ describe('createClient', () => {
       requests.length = 0;
       await (operation as () => Promise<unknown>)();
       expect(requests, name).toHaveLength(1);
-      expect(requests[0].url, name).toMatch(/^https:\/\/ipam\.example\.test\/prefix\/api\/v1\//);
-      expect(requests[0].headers.get('authorization'), name).toBe('Bearer svc_test');
+      expect(requests[0]?.url, name).toMatch(/^https:\/\/ipam\.example\.test\/prefix\/api\/v1\//);
+      expect(requests[0]?.headers.get('authorization'), name).toBe('Bearer svc_test');
     }
   });
 
@@ -173,15 +173,15 @@ describe('createClient', () => {
       'https://ipam.example.test/prefix/api/v1/subnets?folder_id=f0',
       'https://ipam.example.test/prefix/api/v1/folders/f1',
     ]);
-    expect(requests[0].headers.get('x-request-id')).toBe('r1');
+    expect(requests[0]?.headers.get('x-request-id')).toBe('r1');
     // The caller's signal is combined with the client's timeout: aborting it aborts the request.
-    expect(requests[0].init.signal?.aborted).toBe(false);
+    expect(requests[0]?.init.signal?.aborted).toBe(false);
     controller.abort();
-    expect(requests[0].init.signal?.aborted).toBe(true);
-    expect(requests[1].init.method).toBe('PATCH');
-    expect(requests[1].init.body).toBe('{"name":"n"}');
-    expect(requests[1].headers.get('content-type')).toBe('application/json');
-    expect(requests[1].headers.get('x-request-id')).toBe('r2');
-    expect(requests[1].headers.get('authorization')).toBe('Bearer svc_test');
+    expect(requests[0]?.init.signal?.aborted).toBe(true);
+    expect(requests[1]?.init.method).toBe('PATCH');
+    expect(requests[1]?.init.body).toBe('{"name":"n"}');
+    expect(requests[1]?.headers.get('content-type')).toBe('application/json');
+    expect(requests[1]?.headers.get('x-request-id')).toBe('r2');
+    expect(requests[1]?.headers.get('authorization')).toBe('Bearer svc_test');
   });
 });

@@ -14,6 +14,7 @@ import {
 } from '../../clients/typescript/src/index';
 import { newWebhookSecret, sign, webhookHeaders } from '../../server/modules/webhooks/signing';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 
 const secret = newWebhookSecret();
@@ -75,7 +76,7 @@ describe('against the real service', () => {
     const subscription = await client.webhooks.create({ url: receiver.url(path), event_types: [] });
     expect(subscription.secret).toMatch(/^whsec_/);
     expect(await client.webhooks.test(subscription.id)).toMatchObject({ event_type: 'ping', response_status: 200 });
-    const [request] = receiver.to(path);
+    const request = defined(receiver.to(path)[0], 'the ping');
     const verified = verifyWebhook(subscription.secret, request.body, request.headers);
     expect(verified).toEqual({ type: 'ping', timestamp: expect.any(String), data: { webhook_id: subscription.id } });
     expect(() => verifyWebhook(newWebhookSecret(), request.body, request.headers)).toThrow(WebhookSignatureError);

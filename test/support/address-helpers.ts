@@ -46,7 +46,7 @@ export function addressHelpers(t: ReturnType<typeof useTestServer>) {
   };
   /** `count` consecutive IPv4 addresses from `first` (no octet carry beyond the third octet). */
   const range = (first: string, count: number) => {
-    const [a, b, c, d] = first.split('.').map(Number);
+    const [a, b, c = 0, d = 0] = first.split('.').map(Number);
     return Array.from({ length: count }, (_, i) => `${a}.${b}.${c + Math.floor((d + i) / 256)}.${(d + i) % 256}`);
   };
   /** A subnet holding `count` addresses (a /21 from 10.0.0.1), with their ids. */

@@ -1,7 +1,7 @@
 /** What most test files start with: the app on a real database, an organisation, a subnet. */
 import { afterAll, beforeAll } from 'vitest';
 import { type Database, openDatabase } from '../../server/db/connection';
-import type { ApiClient } from './client';
+import { ApiClient, type Credentials } from './client';
 import { expectStatus, type ResponseBody } from './observed';
 import { type ServerProcess, startServerProcess } from './process';
 import { startTestServer, type TestOrg, type TestServer, type TestServerOptions } from './server';
@@ -63,4 +63,11 @@ export function useServerProcesses(env: Record<string, string> = {}) {
     await t.database?.close();
   });
   return t;
+}
+
+/** A client of each of the two processes `useServerProcesses` starts, with these credentials. */
+export function clientsOf(servers: ServerProcess[], credentials: Credentials): [ApiClient, ApiClient] {
+  const [first, second] = servers;
+  if (!first || !second) throw new Error('expected the two server processes');
+  return [new ApiClient(first.url, credentials), new ApiClient(second.url, credentials)];
 }

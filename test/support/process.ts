@@ -36,8 +36,8 @@ export async function startServerProcess(
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?:\d+)/.exec(output);
-      if (match) {
+      const listening = /listening on (http:\/\/\S+?:\d+)/.exec(output)?.[1];
+      if (listening !== undefined) {
         clearTimeout(timer);
         // From here on the output (a log line per request) is not scanned, and unless kept is drained
         // unread: scanning and keeping it would cost this process time under load, which a benchmark
@@ -50,7 +50,7 @@ export async function startServerProcess(
           if (keepOutput) stream?.on('data', keep);
           else stream?.resume();
         }
-        resolve(match[1].replace('localhost', '127.0.0.1'));
+        resolve(listening.replace('localhost', '127.0.0.1'));
       }
     };
     child.stdout?.on('data', onData);

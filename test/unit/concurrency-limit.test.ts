@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { concurrencyLimit } from '../../server/modules/tools/tools';
+import { defined } from '../support/defined';
 
 /** A run the test ends by hand. */
 function deferred() {
@@ -20,7 +21,8 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe('concurrencyLimit', () => {
   it('holds the runs past the limit until one ends, failed or not', async () => {
     const limited = concurrencyLimit(2);
-    const runs = [deferred(), deferred(), deferred(), deferred()];
+    const [first, second, third, fourth] = [deferred(), deferred(), deferred(), deferred()];
+    const runs = [first, second, third, fourth];
     const started: number[] = [];
     const outcomes = runs.map((run, i) =>
       limited(() => {
@@ -30,11 +32,11 @@ describe('concurrencyLimit', () => {
     );
     await settle();
     expect(started).toEqual([0, 1]);
-    runs[1].end(true);
+    second.end(true);
     await settle();
     expect(started).toEqual([0, 1, 2]);
     expect(await outcomes[1]).toBe('failed');
-    runs[0].end(false);
+    first.end(false);
     await settle();
     expect(started).toEqual([0, 1, 2, 3]);
   });
@@ -63,9 +65,10 @@ describe('concurrencyLimit', () => {
             // The model: the first `limit` not yet ended have started, in order, and no more.
             expect(started).toEqual(Array.from({ length: Math.min(runs.length, ended.size + limit) }, (_, i) => i));
             expect(running.length).toBe(Math.min(limit, runs.length - ended.size));
-            const next = running[endings[step % endings.length] % running.length];
+            const ending = defined(endings[step % endings.length], 'an ending');
+            const next = defined(running[ending % running.length], 'a running run');
             ended.add(next);
-            runs[next].end(specs[next].fail);
+            defined(runs[next], 'the run').end(defined(specs[next], 'its spec').fail);
           }
           await Promise.all(all);
         },

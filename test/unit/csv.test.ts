@@ -19,7 +19,7 @@ describe('csvLine', () => {
   });
 
   it.each(['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', "'quoted"])('puts a quote before %j', (value) => {
-    expect(parseCsv(csvLine([value]))[0][0]).toBe(`'${value}`);
+    expect(parseCsv(csvLine([value]))[0]?.[0]).toBe(`'${value}`);
   });
 
   it('quotes a field with a comma, a quote or a line break and doubles its quotes', () => {

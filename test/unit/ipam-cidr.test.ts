@@ -129,12 +129,10 @@ describe('compareCidr and sameCidr', () => {
   it('orders by version, then network, then prefix (supernet first)', () => {
     fc.assert(
       fc.property(fc.array(cidrArb, { maxLength: 30 }), (list) => {
-        const key = (c: Cidr) => [c.version, c.network, c.prefix] as const;
-        const byKey = [...list].sort((a, b) => {
-          const [x, y] = [key(a), key(b)];
-          for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
-          return 0;
-        });
+        const compare = (x: number | bigint, y: number | bigint) => (x === y ? 0 : x < y ? -1 : 1);
+        const byKey = [...list].sort(
+          (a, b) => compare(a.version, b.version) || compare(a.network, b.network) || compare(a.prefix, b.prefix),
+        );
         expect([...list].sort(compareCidr)).toEqual(byKey);
         for (const a of list) {
           for (const b of list) {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Cidr, FREE_BLOCKS_CAP, formatCidr, freeBlocks, parseCidr } from '../../server/ipam';
 import { takenByBigints, takenByNumbers } from '../../server/ipam/taken-blocks';
+import { defined } from '../support/defined';
 import {
   addressArb,
   addressesOf,
@@ -183,7 +184,8 @@ describe('freeBlocks reporting cap, counted without enumerating', () => {
     // The same count when block 1 is taken by a small unaligned child instead, with nested duplicates around.
     const small = modelCidr(parent.version, block(1).network + size / 2n, bitsOf(parent.version));
     const taken = leaveFree(parent, prefix, free + 1);
-    const nested = [taken[0], modelCidr(parent.version, taken[0].network, bitsOf(parent.version)), small, small];
+    const firstTaken = defined(taken[0], 'a taken block');
+    const nested = [firstTaken, modelCidr(parent.version, firstTaken.network, bitsOf(parent.version)), small, small];
     expect(freeBlocks(parent, prefix, [...nested, ...taken].reverse(), 2)).toEqual({
       blocks: [block(0), block(2)],
       total,

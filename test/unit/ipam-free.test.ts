@@ -9,6 +9,7 @@ import {
   type Range,
   skipExcluded,
 } from '../../server/ipam';
+import { defined } from '../support/defined';
 import { addressesOf, inAnyRange, modelUsable, seededRandom, sizeOf, smallParentArb } from './ipam-model';
 
 const DOMAIN = 60;
@@ -100,7 +101,7 @@ describe('firstFree', () => {
         const expected = usable.find((a) => !inAnyRange(a, excluded) && !used.has(a)) ?? null;
         const next = walkingNextUnused(used);
         const nextUnused = asPromise ? async (from: bigint) => next(from) : next;
-        const range = { first: usable[0], last: usable[usable.length - 1] };
+        const range = { first: defined(usable[0], 'a usable address'), last: defined(usable.at(-1), 'the last') };
         expect(await firstFree(range, mergeRanges(excluded), nextUnused)).toBe(expected);
         // Unsorted, overlapping exclusions give the same answer.
         expect(await firstFree(range, [...excluded].reverse(), nextUnused)).toBe(expected);
@@ -117,12 +118,21 @@ describe('firstFree', () => {
       for (const u of sorted) if (u === value) value++;
       return value;
     };
-    const all = [1n, 2n, 3n, 4n, 5n, 6n].map((i) => c.network + i);
+    const { network } = c;
+    const [a1, a2, a3, a4, a5, a6] = [
+      network + 1n,
+      network + 2n,
+      network + 3n,
+      network + 4n,
+      network + 5n,
+      network + 6n,
+    ];
+    const all = [a1, a2, a3, a4, a5, a6];
     expect(await firstFree(usable, [], fromList(all))).toBeNull();
     expect(await firstFree(usable, [usable], fromList([]))).toBeNull();
-    expect(await firstFree(usable, [{ first: all[0], last: all[2] }], fromList(all.slice(3)))).toBeNull();
-    expect(await firstFree(usable, [{ first: all[0], last: all[1] }], fromList([all[2], all[4]]))).toBe(all[3]);
-    expect(await firstFree(usable, [{ first: all[5], last: all[5] }], fromList(all.slice(0, 5)))).toBeNull();
+    expect(await firstFree(usable, [{ first: a1, last: a3 }], fromList(all.slice(3)))).toBeNull();
+    expect(await firstFree(usable, [{ first: a1, last: a2 }], fromList([a3, a5]))).toBe(a4);
+    expect(await firstFree(usable, [{ first: a6, last: a6 }], fromList(all.slice(0, 5)))).toBeNull();
     expect(await firstFree({ first: 5n, last: 4n }, [], fromList([]))).toBeNull();
   });
 

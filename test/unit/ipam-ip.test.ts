@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatIp, parseIp } from '../../server/ipam';
+import { defined } from '../support/defined';
 import { addressArb, canonicalText, dotted, versionArb, words } from './ipam-model';
 
 // Canonical texts as PostgreSQL prints them (host(x::inet)), checked against PGlite 0.5.16 (PostgreSQL 18).
@@ -117,10 +118,10 @@ describe('parseIp and formatIp', () => {
 function compressSomeZeroRun(groups: string[], pick: number): string {
   const runs: [number, number][] = [];
   for (let start = 0; start < groups.length; start++) {
-    for (let end = start; end < groups.length && /^0+$/.test(groups[end]); end++) runs.push([start, end + 1]);
+    for (let end = start; /^0+$/.test(groups[end] ?? ''); end++) runs.push([start, end + 1]);
   }
   const choice = pick % (runs.length + 1);
   if (choice === runs.length) return groups.join(':');
-  const [start, end] = runs[choice];
+  const [start, end] = defined(runs[choice], 'a run of zeros');
   return `${groups.slice(0, start).join(':')}::${groups.slice(end).join(':')}`;
 }

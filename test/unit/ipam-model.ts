@@ -80,8 +80,9 @@ export function modelFormatIpv6(value: bigint): string {
   const text = groups.join(':');
   let best: { start: number; end: number } | null = null;
   for (const m of text.matchAll(/(^|:)(0(?::0)+)(?=:|$)/g)) {
-    const start = (m.index ?? 0) + m[1].length;
-    const end = start + m[2].length;
+    const [, separator = '', zeros = ''] = m;
+    const start = (m.index ?? 0) + separator.length;
+    const end = start + zeros.length;
     if (!best || end - start > best.end - best.start) best = { start, end };
   }
   if (!best) return text;

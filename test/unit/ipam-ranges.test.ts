@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nextUnused, type Range, rangeToBlocks } from '../../server/ipam';
+import { defined } from '../support/defined';
 
 const BITS = 12; // a 4,096-address family keeps brute force cheap while every alignment case occurs
 
@@ -20,7 +21,7 @@ describe('rangeToBlocks', () => {
         }
         expect(next).toBe(range.last + 1n);
         for (let i = 1; i < blocks.length; i++) {
-          const [x, y] = [blocks[i - 1], blocks[i]];
+          const [x, y] = [defined(blocks[i - 1], 'a block'), defined(blocks[i], 'the next block')];
           const mergeable = x.prefix === y.prefix && x.network % (2n << BigInt(BITS - x.prefix)) === 0n;
           expect(mergeable).toBe(false);
         }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Cidr, parseCidr, SPLIT_PARTS_MAX, SPLIT_PARTS_MIN, splitCidr, splitPrefix } from '../../server/ipam';
+import { defined } from '../support/defined';
 import { addressArb, addressesOf, bitsOf, modelCidr, sizeOf, smallParentArb, versionArb } from './ipam-model';
 
 const cidr = (text: string) => parseCidr(text)!.cidr;
@@ -35,12 +36,13 @@ describe('splitCidr', () => {
     fc.assert(
       fc.property(input, ({ parent, parts }) => {
         const pieces = splitCidr(parent, parts);
-        const size = sizeOf(parent.version, pieces[0].prefix);
+        const { prefix } = defined(pieces[0], 'a piece');
+        const size = sizeOf(parent.version, prefix);
         expect(size * BigInt(parts)).toBe(sizeOf(parent.version, parent.prefix));
         const expected = pieces.map((_, i) => ({
           version: parent.version,
           network: parent.network + BigInt(i) * size,
-          prefix: pieces[0].prefix,
+          prefix,
         }));
         expect(pieces).toHaveLength(parts);
         expect(pieces).toEqual(expected);

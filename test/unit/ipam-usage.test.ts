@@ -9,6 +9,7 @@ import {
   usableTotal,
   utilization,
 } from '../../server/ipam';
+import { defined } from '../support/defined';
 import {
   addressArb,
   addressesOf,
@@ -56,7 +57,8 @@ describe('usableRange and usableTotal', () => {
           (value) => isAssignable(c, isPool, { version: c.version, value }) !== members.has(value),
         );
         expect(disagreements).toEqual([]);
-        expect(isAssignable(c, isPool, { version: c.version === 4 ? 6 : 4, value: usable[0] })).toBe(false);
+        const value = defined(usable[0], 'a usable address');
+        expect(isAssignable(c, isPool, { version: c.version === 4 ? 6 : 4, value })).toBe(false);
       }),
       { numRuns: 200 },
     );

@@ -19,13 +19,13 @@ function sources(dir: string): string[] {
 function importsOf(file: string): { specifier: string; resolved: string | null; typeOnly: boolean }[] {
   const text = readFileSync(file, 'utf8');
   return [...text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^;]*?\s+from\s+)?'([^']+)'/gms)].map((m) => {
-    const specifier = m[2];
+    const [, typeKeyword, specifier = ''] = m;
     let resolved: string | null = null;
     if (specifier.startsWith('.')) {
       const base = normalize(join(dirname(file), specifier));
       resolved = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((c) => existsSync(c)) ?? null;
     }
-    return { specifier, resolved, typeOnly: Boolean(m[1]) };
+    return { specifier, resolved, typeOnly: Boolean(typeKeyword) };
   });
 }
 

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkSpf, expandDomainSpec, parseSpf, type SpfResolver } from '../../server/modules/tools/spf';
+import { defined } from '../support/defined';
 
 const terms = (record: string) =>
   parseSpf(record).terms.map(({ qualifier, mechanism, value }) => ({ qualifier, mechanism, value }));
@@ -148,7 +149,8 @@ function graphResolver(graph: Node[]): SpfResolver {
   return {
     async query(name, type) {
       const node = /^d(\d+)\.test$/.exec(name);
-      if (type === 'TXT' && node) return { status: 'found', records: [recordOf(graph[Number(node[1])])] };
+      if (type === 'TXT' && node)
+        return { status: 'found', records: [recordOf(defined(graph[Number(node[1])], name))] };
       if (name === 'host.test' && type !== 'TXT') return { status: 'found', records: ['x'] };
       return { status: 'void' };
     },
@@ -169,7 +171,7 @@ function evaluated(node: Node): { terms: Term[]; redirect: number | null } {
 /** Every lookup of a full evaluation, nothing cut: Infinity when a loop is reachable (or past 1000). */
 function fullCount(graph: Node[], i: number, stack: number[]): number {
   if (stack.includes(i)) return Number.POSITIVE_INFINITY;
-  const { terms, redirect } = evaluated(graph[i]);
+  const { terms, redirect } = evaluated(defined(graph[i], `node ${i}`));
   let count = 0;
   for (const t of terms) {
     if (t.kind === 'include') count += 1 + fullCount(graph, t.to, [...stack, i]);
@@ -184,7 +186,7 @@ function fullCount(graph: Node[], i: number, stack: number[]): number {
 function modelSeen(graph: Node[]): { count: number; voids: number; loop: boolean } {
   const seen = { count: 0, voids: 0, loop: false };
   const visit = (i: number, stack: number[]) => {
-    const { terms, redirect } = evaluated(graph[i]);
+    const { terms, redirect } = evaluated(defined(graph[i], `node ${i}`));
     const follow = (to: number) => {
       if (stack.includes(to)) seen.loop = true;
       else visit(to, [...stack, to]);

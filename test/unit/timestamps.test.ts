@@ -24,7 +24,7 @@ describe('isoTimestamp', () => {
     for (let i = 0; i < 5000; i++) {
       const seconds = Math.floor(Math.random() * 4102444800); // 1970 … 2100
       const micros = [0, 100_000, 120_000, 123_000, 123_400, 1, 999_999][i % 7] ?? 0;
-      const offset = i % 3 === 0 ? 0 : [330, -480, 60, -30][i % 4];
+      const offset = i % 3 === 0 ? 0 : ([330, -480, 60, -30][i % 4] ?? 0);
       const text = pgText(seconds * 1000, micros, offset);
       expect(isoTimestamp(text), text).toBe((driver(text) as Date).toISOString());
     }

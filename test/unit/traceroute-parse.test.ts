@@ -118,10 +118,12 @@ describe('parseTraceroute', () => {
             first ??= lastIp;
             return `${ip ? `${ip}  ` : ''}${p.rtt.toFixed(3)} ms${p.flag}`;
           });
-          const rtts = probes.map((p) => (p === null ? null : Number(p.rtt.toFixed(3))));
+          const [rtt1 = null, rtt2 = null, rtt3 = null] = probes.map((p) =>
+            p === null ? null : Number(p.rtt.toFixed(3)),
+          );
           return {
             line: `${String(i + 1).padStart(2)}  ${parts.join('  ')}`,
-            hop: hop(i + 1, first, rtts[0], rtts[1], rtts[2]),
+            hop: hop(i + 1, first, rtt1, rtt2, rtt3),
           };
         });
         const output = `traceroute to 1.2.3.4 (1.2.3.4), 20 hops max, 60 byte packets\n${expected.map((e) => e.line).join('\n')}\n`;

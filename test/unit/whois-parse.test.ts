@@ -41,6 +41,7 @@ import {
   TCI_RU,
   VERISIGN_GOOGLE,
 } from '../fixtures/whois';
+import { defined } from '../support/defined';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 
@@ -513,7 +514,7 @@ function shuffle<T>(items: T[], seed: number): T[] {
   for (let i = out.length - 1; i > 0; i--) {
     state = (state * 1103515245 + 12345) >>> 0;
     const j = state % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
+    [out[i], out[j]] = [defined(out[j], 'an item'), defined(out[i], 'an item')];
   }
   return out;
 }

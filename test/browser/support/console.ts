@@ -99,5 +99,7 @@ export async function orgIdOf(server: TestServer, email: string): Promise<string
   const rows = rowsOf<{ org_id: string }>(
     await server.database.db.execute(sql`SELECT org_id FROM users WHERE lower(email) = lower(${email})`),
   );
-  return rows[0].org_id;
+  const [row] = rows;
+  if (!row) throw new Error(`no user ${email}`);
+  return row.org_id;
 }
