@@ -45,7 +45,8 @@ export interface ActivityRecord {
   resourceId: string | null;
   changes: Changes;
 }
-type Fields = Record<string, unknown>;
+/** An object's fields by their API (snake_case) names, as its entries record them. */
+export type Fields = Record<string, unknown>;
 
 export const folderFields = (r: typeof folders.$inferSelect): Fields => ({
   name: r.name,

@@ -23,6 +23,7 @@ import {
   type Changes,
   created,
   deleted,
+  type Fields,
   isEmpty,
   type ResourceType,
   updated,
@@ -66,8 +67,6 @@ export async function recordActivities(tx: Db, caller: Actor, entries: ActivityR
   const steps = await activitySteps(tx, caller, entries);
   if (steps.length > 0) await pipeline(tx, steps);
 }
-
-type Fields = Record<string, unknown>;
 
 /** A `create` entry: `[null, value]` for each field of the new object that holds a value. */
 export const recordCreate = (tx: Db, caller: Actor, resourceType: ResourceType, id: string, fields: Fields) =>
