@@ -56,8 +56,9 @@ export async function prepareCore(seed: Seeder) {
   // 10,000 top-level /24s in each of several VRFs (one per re-parenting create, three per round).
   const reparentVrfs: string[] = [];
   for (let i = 0; i < 9; i++) {
-    const [vrf] = await seed.rows<{ id: string }>(
+    const vrf = await seed.row<{ id: string }>(
       sql`INSERT INTO vrfs (org_id, name) VALUES (${big.orgId}, ${`reparent-${i}`}) RETURNING id`,
+      'the VRF inserted',
     );
     await seed.children(big.orgId, null, 10_000, sql`set_masklen('100.64.0.0'::inet + i * 256, 24)::cidr`, vrf.id);
     reparentVrfs.push(vrf.id);
@@ -112,8 +113,11 @@ export async function prepareCore(seed: Seeder) {
       networks.set(id, ((await response.json()) as { network: string }).network);
     }
     await measure('POST batch-create 500 addresses', 'a fresh /23 each time', 250, 20, (i) => {
-      const [a, b, c] = (networks.get(parents[i]) as string).split('.').map(Number);
-      return call(listed.key, 'POST', `/subnets/${parents[i]}/addresses/batch-create`, {
+      const parent = parents[i];
+      const network = parent === undefined ? undefined : networks.get(parent);
+      if (parent === undefined || network === undefined) throw new Error(`no /23 prepared for batch ${i}`);
+      const [a, b, c = 0] = network.split('.').map(Number);
+      return call(listed.key, 'POST', `/subnets/${parent}/addresses/batch-create`, {
         ips: Array.from({ length: 500 }, (_, n) => `${a}.${b}.${c + (n >> 8)}.${(n & 255) + 1}`).filter(
           (ip) => !ip.endsWith('.256'),
         ),

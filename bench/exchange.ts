@@ -62,7 +62,8 @@ export async function prepareExchange(seed: Seeder) {
     );
     await measure('POST /import/addresses, 1,000 rows', 'a /22 each time', 1000, IMPORTS, () => {
       const subnet = slash22s[addressImports++];
-      const [a, b, c] = subnet.split('.').map(Number);
+      if (subnet === undefined) throw new Error('no /22 left for an address import');
+      const [a, b, c = 0] = subnet.split('.').map(Number);
       const addresses = Array.from({ length: 1000 }, (_, i) => ({
         ip: `${a}.${b}.${c + ((i + 1) >> 8)}.${(i + 1) & 255}`,
         subnet,
@@ -76,12 +77,19 @@ export async function prepareExchange(seed: Seeder) {
     );
     exportGrowth = Math.max(exportGrowth, residentMegabytes(serverPid) - before);
     let query = 0;
-    await measure('GET /search', '10,000 subnets, 100,000 addresses; 7 kinds of query', 50, 21, () =>
-      call(big.key, 'GET', `/search?q=${encodeURIComponent(queries[query++ % queries.length])}`),
-    );
+    await measure('GET /search', '10,000 subnets, 100,000 addresses; 7 kinds of query', 50, 21, () => {
+      const q = queries[query++ % queries.length];
+      if (q === undefined) throw new Error('no search query');
+      return call(big.key, 'GET', `/search?q=${encodeURIComponent(q)}`);
+    });
     await seed.settle();
-    await concurrentAllocations(call, org.key, slash24s[allocations++]); // warm-up, as every timing has one
-    timings.push(await concurrentAllocations(call, org.key, slash24s[allocations++]));
+    const nextSlash24 = () => {
+      const subnet = slash24s[allocations++];
+      if (subnet === undefined) throw new Error('no /24 left for the allocations');
+      return subnet;
+    };
+    await concurrentAllocations(call, org.key, nextSlash24()); // warm-up, as every timing has one
+    timings.push(await concurrentAllocations(call, org.key, nextSlash24()));
     return timings;
   };
 }
@@ -95,16 +103,21 @@ async function concurrentAllocations(call: Call, key: string, subnetId: string):
       const response = await call(key, 'POST', `/subnets/${subnetId}/allocate-address`, {});
       const body = (await response.json()) as { ip: string }[];
       latencies.push(performance.now() - start);
-      if (response.status !== 201) throw new Error(`allocate-address: ${response.status} ${JSON.stringify(body)}`);
-      return body[0].ip;
+      const ip = body[0]?.ip;
+      if (response.status !== 201 || ip === undefined) {
+        throw new Error(`allocate-address: ${response.status} ${JSON.stringify(body)}`);
+      }
+      return ip;
     }),
   );
   if (new Set(ips).size !== 50) throw new Error(`allocate-address: ${new Set(ips).size} distinct ips of 50`);
   latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.ceil(latencies.length * 0.99) - 1];
+  if (p99 === undefined) throw new Error('allocate-address: no latency measured');
   return {
     name: 'POST allocate-address, 50 at once (p99 of the 50)',
     data: 'one /24, 50 requests at once',
     target: 100,
-    samples: [latencies[Math.ceil(latencies.length * 0.99) - 1]],
+    samples: [p99],
   };
 }

@@ -23,7 +23,9 @@ export interface FairnessPhase {
   rssPeak: number;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+/** The `q` quantile of sorted values; NaN when there are none (no request was answered). */
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
 
 export async function prepareFairness(seed: Seeder) {
   const email = `fair-${randomBytes(4).toString('hex')}@example.test`;
@@ -98,7 +100,7 @@ export async function measureFairness(
         requests: latencies.length,
         p50: quantile(latencies, 0.5),
         p99: quantile(latencies, 0.99),
-        max: latencies[latencies.length - 1],
+        max: quantile(latencies, 1),
       },
       heavy,
       rssStart,

@@ -58,7 +58,9 @@ export function residentMegabytes(pid: number): number {
 function cpuSeconds(pid: number | string): number {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const [, afterName] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ');
+    if (afterName === undefined) return 0;
+    const fields = afterName.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;

@@ -33,8 +33,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
 const database = await openDatabase({ databaseUrl });
 const seed = seeder(database.db);
-const fsync = (await seed.rows<{ fsync: string }>(sql`SHOW fsync`))[0].fsync;
-const commit = (await seed.rows<{ synchronous_commit: string }>(sql`SHOW synchronous_commit`))[0].synchronous_commit;
+const { fsync } = await seed.row<{ fsync: string }>(sql`SHOW fsync`, 'the fsync setting');
+const { synchronous_commit: commit } = await seed.row<{ synchronous_commit: string }>(
+  sql`SHOW synchronous_commit`,
+  'the synchronous_commit setting',
+);
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
 const coreRound = withCore && !fairnessOnly ? await prepareCore(seed) : null;
@@ -104,8 +107,17 @@ if (fairnessOnly) {
 }
 const embedded = await embeddedRow();
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+// NaN when there is nothing to summarise.
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const p95 = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))] ?? Number.NaN;
+/** The `i`th result of every round: every round measures the same things, in the same order. */
+const nth = <T>(rounds: T[][], i: number): T[] =>
+  rounds.map((round) => {
+    const result = round[i];
+    if (result === undefined) throw new Error(`a round has no result ${i}`);
+    return result;
+  });
 const spread = (xs: number[], digits: number) =>
   `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
 
@@ -113,8 +125,9 @@ console.log(`\nIPAM core: median of each round (${rounds} rounds), its spread, a
 console.log('| operation | data | target | median | spread of round medians | p95 | |');
 console.log('|---|---|---|---|---|---|---|');
 for (const [i, first] of (core[0] ?? []).entries()) {
-  const medians = core.map((round) => median(round[i].samples));
-  const all = core.flatMap((round) => round[i].samples);
+  const results = nth(core, i);
+  const medians = results.map((result) => median(result.samples));
+  const all = results.flatMap((result) => result.samples);
   const m = median(medians);
   console.log(
     `| ${first.name} | ${first.data} | < ${first.target} ms | ${m.toFixed(1)} ms | ${spread(medians, 1)} ms | ${p95(all).toFixed(1)} ms | ${m < first.target ? 'met' : 'MISSED'} |`,
@@ -128,18 +141,19 @@ console.log(
   '| request | target | req/s (median) | ratio (median) | ratio spread | p99 (median) | p99 spread | CPU ms/request: server + PostgreSQL | |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|');
-for (const [i, first] of hot[0].entries()) {
-  const ratios = hot.map((round) => round[i].ratio);
-  const rates = hot.map((round) => round[i].result.requestsPerSecond);
-  const p99s = hot.map((round) => round[i].result.p99);
-  const cpu = `${median(hot.map((round) => round[i].cpu.server)).toFixed(2)} + ${median(hot.map((round) => round[i].cpu.postgres)).toFixed(2)}`;
+for (const [i, first] of (hot[0] ?? []).entries()) {
+  const results = nth(hot, i);
+  const ratios = results.map((result) => result.ratio);
+  const rates = results.map((result) => result.result.requestsPerSecond);
+  const p99s = results.map((result) => result.result.p99);
+  const cpu = `${median(results.map((result) => result.cpu.server)).toFixed(2)} + ${median(results.map((result) => result.cpu.postgres)).toFixed(2)}`;
   const met = first.target === null ? '' : median(ratios) >= first.target && median(p99s) < 50 ? 'met' : 'MISSED';
   console.log(
     `| ${first.name} | ${first.target === null ? '—' : `≥ ${first.target}, p99 < 50 ms`} | ${median(rates).toFixed(0)} | ${median(ratios).toFixed(2)} | ${spread(ratios, 2)} | ${median(p99s)} ms | ${spread(p99s, 0)} ms | ${cpu} | ${met} |`,
   );
 }
 console.log(
-  `| GET /subnets/{id}, embedded PGlite (one process) | — | ${embedded.requestsPerSecond.toFixed(0)} | ${(embedded.requestsPerSecond / median(hot.map((round) => round[0].result.requestsPerSecond))).toFixed(2)} | | ${embedded.p99} ms | | | |`,
+  `| GET /subnets/{id}, embedded PGlite (one process) | — | ${embedded.requestsPerSecond.toFixed(0)} | ${(embedded.requestsPerSecond / median(nth(hot, 0).map((result) => result.result.requestsPerSecond))).toFixed(2)} | | ${embedded.p99} ms | | | |`,
 );
 console.log(
   `\nServer memory growth over an export of 100,000 addresses: ${exportGrowth.toFixed(0)} MB (flat: streamed)`,

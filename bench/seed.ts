@@ -3,14 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../server/db/connection';
 import * as identity from '../server/modules/identity/identity.service';
+import { first } from '../server/modules/shared/rows';
 
 export function seeder(db: Db) {
   const run = (statement: SQL) => db.execute(statement);
   const rows = async <T>(statement: SQL) => rowsOf<T>(await run(statement));
+  /** The one row a statement answers by construction (an INSERT … RETURNING of one row, SHOW, an aggregate). */
+  const row = async <T>(statement: SQL, what: string) => first(await rows<T>(statement), what);
   return {
     db,
     run,
     rows,
+    row,
     /**
      * Lets PostgreSQL finish the work the bench's own bulk writes left it (a checkpoint, autovacuum of the
      * tables just filled) before a timed load, so the load measures the requests, not the seeding's aftermath.
@@ -20,8 +24,9 @@ export function seeder(db: Db) {
       await run(sql`VACUUM (ANALYZE)`);
       await run(sql`CHECKPOINT`);
       for (let waited = 0; waited < 60_000; waited += 250) {
-        const [busy] = await rows<{ n: number }>(
+        const busy = await row<{ n: number }>(
           sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+          'a count of autovacuum workers',
         );
         if (busy.n === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -37,10 +42,13 @@ export function seeder(db: Db) {
     },
     /** Inserts one subnet (top level unless a parent is given) and answers its id. */
     async subnet(orgId: string, network: string, parentId: string | null = null, vrfId: string | null = null) {
-      const [row] = await rows<{ id: string }>(sql`
+      const inserted = await row<{ id: string }>(
+        sql`
         INSERT INTO subnets (org_id, network, parent_id, vrf_id) VALUES (${orgId}, ${network}::cidr, ${parentId}, ${vrfId})
-        RETURNING id`);
-      return row.id;
+        RETURNING id`,
+        'the subnet inserted',
+      );
+      return inserted.id;
     },
     /** `count` children of `parentId` whose networks a SQL expression of `i` (0-based) gives. */
     async children(orgId: string, parentId: string | null, count: number, network: SQL, vrfId: string | null = null) {
