@@ -4,12 +4,16 @@
  */
 
 import type { ZodError } from 'zod';
+import type { ErrorCode } from '../contract/common/errors';
 
-/** An error the client caused or may act on; rendered as `{error, code}` with its status. */
+/**
+ * An error the client caused or may act on; rendered as `{error, code}` with its status. `code` is one of the
+ * contract's `ErrorCode`s: a new code is added there (with its description) before anything can throw it.
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -17,9 +21,9 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, code = 'validation') => new HttpError(400, code, message);
+export const badRequest = (message: string, code: ErrorCode = 'validation') => new HttpError(400, code, message);
 export const unauthenticated = (message: string) => new HttpError(401, 'unauthenticated', message);
-export const forbidden = (message: string, code = 'forbidden') => new HttpError(403, code, message);
+export const forbidden = (message: string, code: ErrorCode = 'forbidden') => new HttpError(403, code, message);
 export const notFound = (resource: string) => new HttpError(404, 'not_found', `${resource} not found`);
 export const duplicate = (message: string) => new HttpError(400, 'duplicate', message);
 export const inUse = (message: string) => new HttpError(400, 'in_use', message);

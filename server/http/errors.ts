@@ -1,5 +1,6 @@
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ApiError } from '../../contract/common/errors';
 import { badRequest, describeZod, HttpError, isDatabaseUnavailable, sqlState, unavailable } from '../errors';
 
 /** 400 naming the field: path params, then query, then body. */
@@ -56,6 +57,9 @@ export function errorHandler(
       httpError = new HttpError(500, 'internal', 'Internal server error');
     }
     if (res.headersSent) return;
-    res.set(httpError.headers).status(httpError.status).json({ error: httpError.message, code: httpError.code });
+    res
+      .set(httpError.headers)
+      .status(httpError.status)
+      .json({ error: httpError.message, code: httpError.code } satisfies ApiError);
   };
 }

@@ -9,6 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
+import type { ErrorCode } from '../../contract/common/errors';
 import { appliedMigrations } from '../db/migrate';
 import type { Db } from '../db/types';
 import { sqlState } from '../errors';
@@ -52,7 +53,7 @@ export function readyz(db: Db, { timeoutMs = 2000 } = {}): RequestHandler {
     const readiness = await checkReadiness(db, expected, timeoutMs);
     res.set('Cache-Control', 'no-store');
     if (readiness.ready) res.json({ status: 'ready' });
-    else res.status(503).json({ error: readiness.problem, code: 'unavailable' });
+    else res.status(503).json({ error: readiness.problem, code: 'unavailable' satisfies ErrorCode });
   };
 }
 

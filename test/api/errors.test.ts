@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { ApiError, ErrorCode } from '../../contract/common/errors';
+import type { HttpError } from '../../server/errors';
 import { useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
@@ -68,6 +70,20 @@ describe('error responses are JSON {error, code}', () => {
   it('answers a bad UUID in a path with 400 naming the parameter', async () => {
     const error = expectStatus(await t.org.api.call('getFolder', { params: { id: 'not-a-uuid' } }), 400);
     expect(error).toEqual({ code: 'validation', error: 'id: Invalid uuid' });
+  });
+
+  it('answers codes of the contract’s ErrorCode, also where no route answers (404, 405, 401)', async () => {
+    // What the server can throw is typed so (a code outside the enum does not compile); what it answers parses.
+    expectTypeOf<HttpError['code']>().toEqualTypeOf<ErrorCode>();
+    expect(ApiError.shape.code).toBe(ErrorCode);
+    const answers = await Promise.all([
+      fetch(`${t.server.url}/api/v1/no-such-thing`),
+      fetch(`${t.server.url}/api/v1/folders`, { method: 'PUT' }),
+      fetch(`${t.server.url}/api/v1/folders`),
+    ]);
+    const codes = await Promise.all(answers.map(async (response) => (await response.json()).code));
+    expect(codes.map((code) => ErrorCode.parse(code))).toEqual(['not_found', 'method_not_allowed', 'unauthenticated']);
+    expect(ErrorCode.safeParse('not_a_code').success).toBe(false);
   });
 
   it('echoes a request id, or makes one', async () => {

@@ -4,11 +4,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ApiError,
+  type ApiErrorCode,
   AuthenticationError,
+  apiErrorFor,
   BadRequestError,
   createClient,
+  type ErrorCode,
   type Folder,
   type IpamClient,
+  isErrorCode,
   NotFoundError,
   PermissionDeniedError,
   PlanLimitError,
@@ -18,6 +22,7 @@ import {
   type SubnetCreatedWithWarnings,
   type WithLastResponse,
 } from '../../clients/typescript/src/index';
+import type { ErrorCode as ContractErrorCode } from '../../contract/common/errors';
 import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import type { TestServer } from '../support/server';
@@ -140,6 +145,27 @@ describe('error statuses throw typed errors', () => {
     await client.vlans.create({ vlan_number: 10 });
     const error = await rejection(client.vlans.create({ vlan_number: 11 }), PlanLimitError);
     expect(error.code).toBe('plan_limit');
+  });
+
+  it('types `code` by the contract’s ErrorCode: a known code narrows, a misspelt one does not compile', async () => {
+    expectTypeOf<ErrorCode>().toEqualTypeOf<ContractErrorCode>();
+    const { client } = await newClient({ limits: { vlans: 1 } });
+    await client.vlans.create({ vlan_number: 10 });
+    const error = await rejection(client.vlans.create({ vlan_number: 11 }), PlanLimitError);
+    expectTypeOf(error.code).toEqualTypeOf<ApiErrorCode>();
+    expect(isErrorCode(error.code)).toBe(true);
+    if (error.code !== 'plan_limit') return expect.unreachable(`code ${error.code}`);
+    expectTypeOf(error.code).toEqualTypeOf<'plan_limit'>();
+    // @ts-expect-error: 'plan_limt' is no code of the API, so comparing with it does not compile
+    expect(error.code === 'plan_limt').toBe(false);
+  });
+
+  it('gives an answer without a known code (a proxy’s page, a newer code) the code http_<status>', () => {
+    const answer = (status: number, body: unknown) =>
+      apiErrorFor({ status, body, headers: new Headers(), method: 'GET', url: 'http://proxy.invalid/' }).code;
+    expect(answer(502, '<html>Bad gateway</html>')).toBe('http_502');
+    expect(answer(400, { error: 'new', code: 'not_yet_a_code' })).toBe('http_400');
+    expect(answer(409, { error: 'busy', code: 'idempotency_in_flight' })).toBe('idempotency_in_flight');
   });
 
   it('429: RateLimitError with Retry-After after the retries, each honouring Retry-After', async () => {

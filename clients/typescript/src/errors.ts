@@ -5,6 +5,21 @@
  * (`ApiTimeoutError` when the client's `timeoutMs` ran out).
  */
 
+import { ErrorCode } from './generated/endpoints.schemas.js';
+
+/**
+ * The `code` of an `ApiError`: one of the service's `ErrorCode`s (`not_found`, `validation`, `plan_limit` …),
+ * or `http_<status>` for an answer that carries none of them (a proxy's error page, a code newer than this
+ * SDK; `body` keeps what was answered). Typed, so `error.code === 'plan_limit'` narrows and a misspelt code
+ * does not compile.
+ */
+export type ApiErrorCode = ErrorCode | `http_${number}`;
+
+const ERROR_CODES: ReadonlySet<unknown> = new Set(Object.values(ErrorCode));
+
+/** Whether a value is one of the service's error codes. */
+export const isErrorCode = (value: unknown): value is ErrorCode => ERROR_CODES.has(value);
+
 /** The rate-limit headers of a response (`X-RateLimit-*`), when it carried them. */
 export interface RateLimitInfo {
   /** Requests allowed per window. */
@@ -45,7 +60,7 @@ export interface ApiErrorInit {
 export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
-  readonly code: string;
+  readonly code: ApiErrorCode;
   readonly body: unknown;
   readonly headers: Headers;
   /** `X-Request-Id` of the response: quote it in a support request. */
@@ -61,7 +76,7 @@ export class ApiError extends Error {
     const message = typeof body.error === 'string' ? body.error : `HTTP ${init.status}`;
     super(message);
     this.status = init.status;
-    this.code = typeof body.code === 'string' ? body.code : `http_${init.status}`;
+    this.code = isErrorCode(body.code) ? body.code : `http_${init.status}`;
     this.body = init.body;
     this.headers = init.headers;
     this.requestId = init.headers.get('x-request-id');

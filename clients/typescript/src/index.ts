@@ -36,6 +36,7 @@ export type {
 export {
   ApiConnectionError,
   ApiError,
+  type ApiErrorCode,
   type ApiErrorInit,
   ApiTimeoutError,
   AuthenticationError,
@@ -44,6 +45,7 @@ export {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  isErrorCode,
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,

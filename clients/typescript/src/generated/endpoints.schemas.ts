@@ -51,13 +51,99 @@ export interface MessageResponse {
 }
 
 /**
+ * Machine-readable code of an error answer (the message in `error` says more):
+ *
+ * - `validation` — 400: a field, parameter or rule of the request failed; the message names it
+ * - `bad_request` — 4xx: the request could not be read (a malformed percent-escape in the path, a body the parser refused)
+ * - `duplicate` — 400: already taken in the organisation (a name, number, network, address, member or invitation)
+ * - `in_use` — 400: the object is still used by others (a VRF by subnets) and cannot be deleted
+ * - `last_admin` — 400: the change would leave an organisation with other members without an admin
+ * - `unauthenticated` — 401: credentials missing, malformed, unknown, revoked or expired
+ * - `plan_limit` — 402: a limit of the organisation’s plan would be exceeded; the message names the limit
+ * - `forbidden` — 403: the API key’s permissions, the plan’s API access or the user’s role does not allow this
+ * - `csrf` — 403: a write signed in with the session cookie lacks the header X-Requested-With: XMLHttpRequest
+ * - `session_required` — 403: a person’s act: only a signed-in session may do it, not an API key
+ * - `checkout_cooldown` — 403: checkout is refused while the organisation is younger than the checkout cooldown (CheckoutCooldownError)
+ * - `not_found` — 404: no such object in the caller’s organisation, or no such route
+ * - `method_not_allowed` — 405: the path does not take this method; the Allow header lists those it takes
+ * - `exhausted` — 409: too few free addresses or blocks for the allocation
+ * - `idempotency_in_flight` — 409: a request with the same Idempotency-Key is still running; retry after Retry-After
+ * - `payload_too_large` — 413: the request body is over the size limit
+ * - `unsupported_media_type` — 415: the request body is not JSON
+ * - `idempotency_mismatch` — 422: the Idempotency-Key was used before with another request (method, path or body)
+ * - `idempotency_secret_unavailable` — 422: the first request with this Idempotency-Key succeeded, but the secret it showed cannot be shown again
+ * - `rate_limited` — 429: too many requests (per caller, address or organisation); retry after Retry-After
+ * - `too_many_concurrent` — 429: too many heavy requests (exports, imports, searches …) of the caller at once
+ * - `internal` — 500: an unexpected fault of the server; the request id identifies it in the logs
+ * - `upstream_failed` — 502: a server a network tool asked (DNS, whois, the target) did not answer usefully
+ * - `webhook_failed` — 502: the webhook endpoint refused the test event or could not be reached
+ * - `unavailable` — 503: a dependency (the database …) is unavailable for now; retry after Retry-After
+ * - `billing_unavailable` — 503: billing is not configured on this server, or the payment provider refused
+ */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const ErrorCode = {
+  /** 400: a field, parameter or rule of the request failed; the message names it */
+  validation: 'validation',
+  /** 4xx: the request could not be read (a malformed percent-escape in the path, a body the parser refused) */
+  bad_request: 'bad_request',
+  /** 400: already taken in the organisation (a name, number, network, address, member or invitation) */
+  duplicate: 'duplicate',
+  /** 400: the object is still used by others (a VRF by subnets) and cannot be deleted */
+  in_use: 'in_use',
+  /** 400: the change would leave an organisation with other members without an admin */
+  last_admin: 'last_admin',
+  /** 401: credentials missing, malformed, unknown, revoked or expired */
+  unauthenticated: 'unauthenticated',
+  /** 402: a limit of the organisation’s plan would be exceeded; the message names the limit */
+  plan_limit: 'plan_limit',
+  /** 403: the API key’s permissions, the plan’s API access or the user’s role does not allow this */
+  forbidden: 'forbidden',
+  /** 403: a write signed in with the session cookie lacks the header X-Requested-With: XMLHttpRequest */
+  csrf: 'csrf',
+  /** 403: a person’s act: only a signed-in session may do it, not an API key */
+  session_required: 'session_required',
+  /** 403: checkout is refused while the organisation is younger than the checkout cooldown (CheckoutCooldownError) */
+  checkout_cooldown: 'checkout_cooldown',
+  /** 404: no such object in the caller’s organisation, or no such route */
+  not_found: 'not_found',
+  /** 405: the path does not take this method; the Allow header lists those it takes */
+  method_not_allowed: 'method_not_allowed',
+  /** 409: too few free addresses or blocks for the allocation */
+  exhausted: 'exhausted',
+  /** 409: a request with the same Idempotency-Key is still running; retry after Retry-After */
+  idempotency_in_flight: 'idempotency_in_flight',
+  /** 413: the request body is over the size limit */
+  payload_too_large: 'payload_too_large',
+  /** 415: the request body is not JSON */
+  unsupported_media_type: 'unsupported_media_type',
+  /** 422: the Idempotency-Key was used before with another request (method, path or body) */
+  idempotency_mismatch: 'idempotency_mismatch',
+  /** 422: the first request with this Idempotency-Key succeeded, but the secret it showed cannot be shown again */
+  idempotency_secret_unavailable: 'idempotency_secret_unavailable',
+  /** 429: too many requests (per caller, address or organisation); retry after Retry-After */
+  rate_limited: 'rate_limited',
+  /** 429: too many heavy requests (exports, imports, searches …) of the caller at once */
+  too_many_concurrent: 'too_many_concurrent',
+  /** 500: an unexpected fault of the server; the request id identifies it in the logs */
+  internal: 'internal',
+  /** 502: a server a network tool asked (DNS, whois, the target) did not answer usefully */
+  upstream_failed: 'upstream_failed',
+  /** 502: the webhook endpoint refused the test event or could not be reached */
+  webhook_failed: 'webhook_failed',
+  /** 503: a dependency (the database …) is unavailable for now; retry after Retry-After */
+  unavailable: 'unavailable',
+  /** 503: billing is not configured on this server, or the payment provider refused */
+  billing_unavailable: 'billing_unavailable',
+} as const;
+
+/**
  * Error response
  */
 export interface ApiError {
   /** Human-readable message naming the problem (the field, the limit, the conflicting network …) */
   error: string;
-  /** Machine-readable code: validation, not_found, duplicate, in_use, plan_limit, exhausted, rate_limited, csrf, forbidden, unauthenticated, payload_too_large, unsupported_media_type, upstream_failed, unavailable … */
-  code: string;
+  code: ErrorCode;
 }
 
 /**
