@@ -65,7 +65,8 @@ function reasonOf(error: unknown): string {
     e = e.cause as typeof e;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0].slice(0, 200);
+  const [firstLine = ''] = message.split('\n');
+  return firstLine.slice(0, 200);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

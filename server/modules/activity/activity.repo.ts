@@ -3,6 +3,7 @@ import { type Db, rowsOf } from '../../db/connection';
 import type { Step } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { activity, users } from '../../db/schema';
+import { first } from '../shared/rows';
 
 export type ActivityRow = typeof activity.$inferSelect;
 export type ActivityInsert = Omit<typeof activity.$inferInsert, 'id' | 'createdAt'>;
@@ -67,9 +68,9 @@ export function insertStep(
   entries: ActivityEntryInsert[],
   existingIn?: ExistingIn,
 ): Step<unknown> {
-  if (entries.length === 1 && !existingIn) {
-    const [e] = entries;
-    return insertOne.step(orgId, userId, e.action, e.resourceType, e.resourceId, JSON.stringify(e.changes));
+  const [only, ...others] = entries;
+  if (only && others.length === 0 && !existingIn) {
+    return insertOne.step(orgId, userId, only.action, only.resourceType, only.resourceId, JSON.stringify(only.changes));
   }
   const list = entries.map((e) => ({
     action: e.action,
@@ -104,7 +105,7 @@ export const page = (db: Db, f: ActivityFilter, limit: number, offset: number) =
     .offset(offset);
 
 export const countMatching = async (db: Db, f: ActivityFilter) =>
-  (await db.select({ n: count() }).from(activity).where(matching(f)))[0].n;
+  first(await db.select({ n: count() }).from(activity).where(matching(f)), 'a count of activity entries').n;
 
 export const emailsOf = (db: Db, userIds: string[]) =>
   userIds.length === 0
@@ -170,5 +171,5 @@ export async function purgeExpired(db: Db, now: Date, planDays: Record<string, n
           END)
       RETURNING 1)
     SELECT count(*)::int AS n FROM expired`);
-  return rowsOf<{ n: number }>(result)[0].n;
+  return first(rowsOf<{ n: number }>(result), 'a count of the entries purged').n;
 }

@@ -41,6 +41,8 @@ export async function limitRoomLocked(
   const known = owner.plan ? owner : await getOrganization(tx, owner.orgId);
   if (known?.plan && effectiveLimits(known.plan, known.limitOverrides ?? {})[name] === null) return () => {};
   const org = await lockOrganization(tx, owner.orgId);
+  // The owner's organisation: its row is there (none would be a bug, not the caller's doing).
+  if (!org) throw new Error(`Expected the organisation ${owner.orgId} to lock, but it has no row`);
   let current = await countCurrent();
   return (adding = 1) => {
     assertWithinLimit(org, name, current, adding);
