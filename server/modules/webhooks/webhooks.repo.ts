@@ -1,6 +1,7 @@
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { webhooks } from '../../db/schema';
+import { first } from '../shared/rows';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookValues = {
@@ -25,28 +26,28 @@ export const getForUpdate = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(webhooks).where(inOrg(orgId, id)).for('update'))[0];
 
 export const countInOrg = async (db: Db, orgId: string) =>
-  (await db.select({ n: count() }).from(webhooks).where(eq(webhooks.orgId, orgId)))[0].n;
+  first(await db.select({ n: count() }).from(webhooks).where(eq(webhooks.orgId, orgId)), 'a count of webhooks').n;
 
 export const insert = async (
   db: Db,
   orgId: string,
   values: Pick<WebhookValues, 'url' | 'description' | 'eventTypes' | 'secret'>,
 ) =>
-  (
+  first(
     await db
       .insert(webhooks)
       .values({ orgId, ...values })
-      .returning()
-  )[0];
+      .returning(),
+    'the webhook inserted',
+  );
 
+/** Sets the given columns of the webhook; answers its row as changed (no row when there is no such webhook). */
 export const update = async (db: Db, orgId: string, id: string, values: Partial<WebhookValues>) =>
-  (
-    await db
-      .update(webhooks)
-      .set({ ...values, updatedAt: new Date() })
-      .where(inOrg(orgId, id))
-      .returning()
-  )[0];
+  db
+    .update(webhooks)
+    .set({ ...values, updatedAt: new Date() })
+    .where(inOrg(orgId, id))
+    .returning();
 
 /** The delivery history goes with it (foreign key, ON DELETE CASCADE). */
 export const remove = async (db: Db, orgId: string, id: string) =>

@@ -23,6 +23,7 @@ import type { Principal } from '../../principal';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { given, orNotFound } from '../shared/results';
+import { first } from '../shared/rows';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';
 import { newWebhookSecret, webhookHeaders } from './signing';
 import * as repo from './webhooks.repo';
@@ -108,7 +109,7 @@ export async function updateWebhook(
     });
     // Switching a deactivated subscription back on starts its failure count afresh.
     if (input.is_active === true && !before.isActive) values.failureCount = 0;
-    const row = await repo.update(tx, caller.orgId, id, values);
+    const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked webhook, updated');
     await recordUpdate(tx, caller, 'webhook', id, activityFields(before), activityFields(row));
     return toDto(row);
   });
@@ -135,7 +136,10 @@ export async function listWebhookDeliveries(
 export async function rotateWebhookSecret(context: ServerContext, caller: Principal, id: string) {
   return transaction(context.db, async (tx) => {
     orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
-    const row = await repo.update(tx, caller.orgId, id, { secret: newWebhookSecret() });
+    const row = first(
+      await repo.update(tx, caller.orgId, id, { secret: newWebhookSecret() }),
+      'the locked webhook, updated',
+    );
     await recordActivity(tx, caller, { action: 'rotate_secret', resourceType: 'webhook', resourceId: id, changes: {} });
     return { secret: row.secret };
   });

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/connection';
 import { transaction } from '../../../db/pipeline';
 import { webhookOutbox, webhooks } from '../../../db/schema';
+import { first } from '../../shared/rows';
 import { insertDelivery, purgeDeliveriesBefore as purgeAllDeliveriesBefore } from '../deliveries.repo';
 
 /** Which organisations' rows a worker handles: all (null), or only these (tests that share one database). */
@@ -199,8 +200,8 @@ export async function purgeFinishedBefore(db: Db, cutoff: Date, scope: Scope = n
 
 /** Outbox rows still pending: attempts due now, scheduled for a retry or being sent (the queue's depth). */
 export async function countPending(db: Db): Promise<number> {
-  const [row] = rowsOf<{ count: number | string }>(
+  const rows = rowsOf<{ count: number | string }>(
     await db.execute(sql`SELECT count(*)::int AS count FROM webhook_outbox WHERE state = 'pending'`),
   );
-  return Number(row.count);
+  return Number(first(rows, 'a count of pending deliveries').count);
 }

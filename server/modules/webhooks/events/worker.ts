@@ -71,10 +71,10 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const result = await postJson(item.url, body, headers, { allowCidrs, resolveHost }, timeoutMs);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const gone = result.status === 410;
+    // The wait before the next attempt: the schedule has one for every attempt but the last.
+    const wait = RETRY_SCHEDULE_MS[item.attempt - 1];
     const retryAt =
-      ok || gone || item.attempt >= MAX_ATTEMPTS
-        ? null
-        : new Date(now().getTime() + RETRY_SCHEDULE_MS[item.attempt - 1]);
+      ok || gone || item.attempt >= MAX_ATTEMPTS || wait === undefined ? null : new Date(now().getTime() + wait);
     const { active } = await queue.recordAttempt(db, item, {
       status: result.status,
       durationMs: result.durationMs,
