@@ -12,9 +12,9 @@ import type { Db } from './types';
 type OrgTable = PgTable & { id: PgColumn; orgId: PgColumn; updatedAt: PgColumn };
 
 export interface OrgRows<Row, Values> {
-  get: (db: Db, orgId: string, id: string) => Promise<Row>;
+  get: (db: Db, orgId: string, id: string) => Promise<Row | undefined>;
   /** The row locked until the transaction ends, so its old values stay true while it is changed. */
-  getForUpdate: (db: Db, orgId: string, id: string) => Promise<Row>;
+  getForUpdate: (db: Db, orgId: string, id: string) => Promise<Row | undefined>;
   /**
    * The row kept from being deleted until the transaction ends (FOR KEY SHARE, which changes of its other
    * columns do not wait for): taken before another row is written to refer to it, so the foreign key cannot
@@ -25,7 +25,7 @@ export interface OrgRows<Row, Values> {
   insert: (db: Db, orgId: string, values: Values) => Promise<Row>;
   /** Sets the given columns and updated_at. */
   update: (db: Db, orgId: string, id: string, values: Partial<Values>) => Promise<Row>;
-  remove: (db: Db, orgId: string, id: string) => Promise<Row>;
+  remove: (db: Db, orgId: string, id: string) => Promise<Row | undefined>;
 }
 
 /**
@@ -44,7 +44,7 @@ export function orgRows<T extends OrgTable, Values extends Omit<T['$inferInsert'
     get: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id))),
     getForUpdate: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('update')),
     getForReference: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('key share')),
-    countInOrg: async (db, orgId) => (await db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0].n,
+    countInOrg: async (db, orgId) => (await db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0]?.n ?? 0,
     insert: async (db, orgId, values) =>
       first(
         db

@@ -57,6 +57,8 @@ export async function claim(
     asyncCommit.step(),
     claimOrRead.step(id.orgId, id.userId, id.key, requestHash, at.now, at.abandonedBefore, at.expiredBefore),
   ]);
+  // The statement answers the claimed row or the existing one: a row always comes back.
+  if (!state) throw new Error(`idempotency key ${id.key}: the claim answered no row`);
   return state;
 }
 
