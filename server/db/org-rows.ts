@@ -44,7 +44,8 @@ export function orgRows<T extends OrgTable, Values extends Omit<T['$inferInsert'
     get: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id))),
     getForUpdate: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('update')),
     getForReference: async (db, orgId, id) => first(db.select().from(table).where(inOrg(orgId, id)).for('key share')),
-    countInOrg: async (db, orgId) => (await db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0]?.n ?? 0,
+    countInOrg: async (db, orgId) =>
+      (await db.select({ n: count() }).from(table).where(eq(table.orgId, orgId)))[0]?.n ?? 0,
     insert: async (db, orgId, values) =>
       first(
         db

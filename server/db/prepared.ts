@@ -1,5 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { type Db, driverLink, rowsOf } from './types';
+import { types } from '@electric-sql/pglite';
+import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
+import { type Db, driverLink } from './types';
 
 /** A named statement with positional parameters ($1, $2 …). */
 export interface Statement {
@@ -28,8 +29,37 @@ export async function runStatement<Row>(db: Db, { name, text }: Statement, value
     case 'pglite':
       return (await link.pglite.query<Row>(text, values)).rows;
     default:
-      return rowsOf<Row>(await db.execute(withValues(text, values)));
+      return parsedAsTheDriver<Row>(
+        await db.execute(withValues(text, values)).catch((error: unknown) => {
+          // The driver's own error, as on every other path (drizzle wraps it with the statement's text).
+          throw error instanceof DrizzleQueryError && error.cause ? error.cause : error;
+        }),
+      );
   }
+}
+
+/** The column types drizzle asks both drivers to leave as text (it maps them itself for its own queries). */
+const LEFT_AS_TEXT = new Set<number>([types.TIMESTAMP, types.TIMESTAMPTZ, types.DATE, types.INTERVAL]);
+
+/**
+ * The rows of a statement run through drizzle (a PGlite transaction, a handle without a driver link), with
+ * the columns drizzle left as text parsed as the driver parses them everywhere else (timestamps as Dates).
+ */
+function parsedAsTheDriver<Row>(result: unknown): Row[] {
+  const { rows, fields = [] } = result as {
+    rows: Record<string, unknown>[];
+    fields?: { name: string; dataTypeID: number }[];
+  };
+  const asText = fields.filter((field) => LEFT_AS_TEXT.has(field.dataTypeID));
+  if (asText.length === 0) return rows as Row[];
+  return rows.map((row) => {
+    const parsed = { ...row };
+    for (const { name, dataTypeID } of asText) {
+      const value = parsed[name];
+      if (typeof value === 'string') parsed[name] = types.parseType(value, dataTypeID);
+    }
+    return parsed as Row;
+  });
 }
 
 /**
