@@ -58,7 +58,9 @@ async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], o
   ];
   const settled = await Promise.allSettled(sent);
   for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-  return settled.slice(own ? 1 : 0, own ? -1 : undefined).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
+  return settled
+    .slice(own ? 1 : 0, own ? -1 : undefined)
+    .map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
 }
 
 async function runInOrder(db: Db, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
