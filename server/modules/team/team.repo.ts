@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/connection';
+import { type Db, rowsOf } from '../../db/connection';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Role } from '../../principal';
 import { first } from '../shared/rows';
@@ -91,16 +91,14 @@ export const lockOrganizationForDelete = (db: Db, orgId: string) =>
 
 /** Whether the organisation holds any IPAM data. */
 export async function holdsData(db: Db, orgId: string): Promise<boolean> {
-  const result = (await db.execute(sql`
+  const result = await db.execute(sql`
     SELECT EXISTS (SELECT 1 FROM folders WHERE org_id = ${orgId})
         OR EXISTS (SELECT 1 FROM subnets WHERE org_id = ${orgId})
         OR EXISTS (SELECT 1 FROM addresses WHERE org_id = ${orgId})
         OR EXISTS (SELECT 1 FROM vlans WHERE org_id = ${orgId})
         OR EXISTS (SELECT 1 FROM vrfs WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM locations WHERE org_id = ${orgId}) AS held`)) as unknown as {
-    rows: { held: boolean }[];
-  };
-  return first(result.rows, 'whether the organisation holds data').held;
+        OR EXISTS (SELECT 1 FROM locations WHERE org_id = ${orgId}) AS held`);
+  return first(rowsOf<{ held: boolean }>(result), 'whether the organisation holds data').held;
 }
 
 /** Destroys the session a browser still carries when it signs in again (rotation). */
