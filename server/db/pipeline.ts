@@ -16,11 +16,23 @@ import { type Db, type DriverLink, driverLink } from './types';
 
 export type { Statement, Step } from './prepared';
 
-type RowsOf<Steps extends readonly Step<unknown>[]> = {
-  [K in keyof Steps]: Steps[K] extends Step<infer Row> ? Row[] : never;
-};
+/** The statements of a pipeline, by name: each one step, or a list of steps whose rows come back as one list. */
+export type Steps = Record<string, Step<unknown> | readonly Step<unknown>[]>;
+
+type RowOf<S> = S extends Step<infer Row> ? Row : S extends readonly Step<infer Row>[] ? Row : never;
+
+/** The rows of each named statement (of a list: all its steps' rows, in order). */
+export type Results<S extends Steps> = { [K in keyof S]: RowOf<S[K]>[] };
+
+/** What a pipeline concludes from its results before it commits: its value, and statements for the same commit. */
+export interface Conclusion<T> {
+  value: T;
+  steps: readonly Step<unknown>[];
+}
 
 type PoolLink = Extract<DriverLink, { kind: 'pool' }>;
+/** The statements to send, given the rows of those sent before them, in the same transaction. */
+type Then = (rows: unknown[][]) => readonly Step<unknown>[];
 
 /** The handles of one pooled connection, in a transaction and not (made once: making one reads the schema). */
 const handles = new WeakMap<pg.PoolClient, { plain: Db; inTransaction: Db }>();
@@ -48,51 +60,103 @@ async function withConnection<T>(link: PoolLink, work: (client: pg.PoolClient) =
   }
 }
 
-/** Sends the statements at once; answers each one's rows, or throws the first error (in the order sent). */
-async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean): Promise<unknown[][]> {
-  const sent = [
-    ...(own ? [client.query('BEGIN')] : []),
-    ...steps.map(({ statement, values }) => client.query({ name: statement.name, text: statement.text, values })),
-    // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
-    ...(own ? [client.query('COMMIT')] : []),
-  ];
+const send = (client: pg.PoolClient, steps: readonly Step<unknown>[]) =>
+  steps.map(({ statement, values }) => client.query({ name: statement.name, text: statement.text, values }));
+
+/** The rows of each query, or the first error (in the order sent). */
+async function settle(sent: Promise<pg.QueryResult>[]): Promise<unknown[][]> {
   const settled = await Promise.allSettled(sent);
-  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-  return settled
-    .slice(own ? 1 : 0, own ? -1 : undefined)
-    .map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
+  return settled.map((outcome) => {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value.rows;
+  });
 }
 
-async function runInOrder(db: Db, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for (const { statement, values } of steps) rows.push(await runStatement(db, statement, values));
+/**
+ * Sends the statements at once (with BEGIN and COMMIT when `own`); answers each one's rows, or throws the first
+ * error. With `then`, the statements it makes of those rows go after them, before the COMMIT: two round trips.
+ */
+async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean, then?: Then) {
+  const begin = own ? [client.query('BEGIN')] : [];
+  // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
+  const commit = () => (own ? [client.query('COMMIT')] : []);
+  if (!then)
+    return (await settle([...begin, ...send(client, steps), ...commit()])).slice(begin.length, own ? -1 : undefined);
+  let rows: unknown[][];
+  let more: readonly Step<unknown>[];
+  try {
+    rows = (await settle([...begin, ...send(client, steps)])).slice(begin.length);
+    more = then(rows);
+  } catch (error) {
+    if (own) await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  await settle([...send(client, more), ...commit()]);
   return rows;
 }
 
-async function runSteps(db: Db, steps: readonly Step<unknown>[]): Promise<unknown[][]> {
+async function runInOrder(db: Db, steps: readonly Step<unknown>[], then?: Then): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for (const { statement, values } of steps) rows.push(await runStatement(db, statement, values));
+  if (then) for (const { statement, values } of then(rows)) await runStatement(db, statement, values);
+  return rows;
+}
+
+function runSteps(db: Db, steps: readonly Step<unknown>[], then?: Then): Promise<unknown[][]> {
   const link = db[driverLink];
   switch (link?.kind) {
     case 'pool':
       // On a pooled connection of its own, not a multiplexed one: a batch that writes waits for its commit to
       // be flushed, and commits share flushes only when many connections commit at once.
-      return withConnection(link, (client) => sendAll(client, steps, true));
+      return withConnection(link, (client) => sendAll(client, steps, true, then));
     case 'connection':
-      return sendAll(link.client, steps, !link.inTransaction);
+      return sendAll(link.client, steps, !link.inTransaction, then);
     case 'pglite':
-      return transaction(db, (tx) => runInOrder(tx, steps));
+      return transaction(db, (tx) => runInOrder(tx, steps, then));
     default:
-      return runInOrder(db, steps);
+      return runInOrder(db, steps, then);
   }
 }
 
-/** Runs the steps as one transaction in one round trip; answers each step's rows, in order. */
-export async function pipeline<const Steps extends readonly Step<unknown>[]>(
+/**
+ * Runs the named statements as one transaction in one round trip; answers each one's rows. With `conclude`,
+ * what it makes of those rows is sent before the commit, and its value is the answer (a second round trip).
+ */
+export async function pipeline<const S extends Steps>(db: Db, steps: S): Promise<Results<S>>;
+export async function pipeline<const S extends Steps, T>(
   db: Db,
-  steps: Steps,
-): Promise<RowsOf<Steps>> {
-  const rows: unknown[][] = await runSteps(db, steps);
-  // Each step's rows are typed by its statement.
-  return rows as RowsOf<Steps>;
+  steps: S,
+  conclude: (results: Results<S>) => Conclusion<T>,
+): Promise<T>;
+export async function pipeline<const S extends Steps, T>(
+  db: Db,
+  steps: S,
+  conclude?: (results: Results<S>) => Conclusion<T>,
+): Promise<Results<S> | T> {
+  const groups = Object.entries(steps).map(([name, group]) => ({ name, list: Array.isArray(group) ? group : [group] }));
+  const named = (rows: unknown[][]) => {
+    let at = 0;
+    const results: Record<string, unknown[]> = {};
+    for (const { name, list } of groups) {
+      results[name] = rows.slice(at, at + list.length).flat();
+      at += list.length;
+    }
+    // Each name's rows are typed by its statements.
+    return results as Results<S>;
+  };
+  let concluded: Conclusion<T> | undefined;
+  const then = conclude
+    ? (rows: unknown[][]) => {
+        concluded = conclude(named(rows));
+        return concluded.steps;
+      }
+    : undefined;
+  const rows = await runSteps(
+    db,
+    groups.flatMap(({ list }) => list as readonly Step<unknown>[]),
+    then,
+  );
+  return concluded ? concluded.value : named(rows);
 }
 
 /** Runs `work` in a transaction on the connection: BEGIN, COMMIT when it resolves, ROLLBACK when it throws. */

@@ -19,6 +19,18 @@ export interface StoredAnswer {
   secret?: string | null;
 }
 
+/** A request that holds its key's claim, as it runs. */
+export interface KeyedRequest {
+  owner: KeyOwner;
+  key: string;
+  /** The route's success status (its only 2xx), which an answer kept by its unit of work is stored with. */
+  status: number | null;
+  /** The field of the answer that shows a secret once (`RouteMeta.secretField`). */
+  secretField?: string;
+  /** The JSON text of the answer the request's unit of work kept with its change, as it is to be sent. */
+  kept?: string;
+}
+
 /** What the middleware needs of the idempotency module (app.ts passes it in). */
 export interface IdempotencyKeys {
   /** The hash a key is bound to: method, path and the body's bytes. */
@@ -31,10 +43,23 @@ export interface IdempotencyKeys {
     now: Date,
   ): Promise<{ run: true } | ({ run: false } & StoredAnswer)>;
   /**
-   * Keeps the answer of the request holding the claim (drops the claim for a 5xx): the JSON text without its
-   * secret, and the secret apart (sealed, never at rest in clear).
+   * Runs the request that holds the claim, so that the unit of work of its change keeps the answer in the
+   * change's own transaction (exactly once, even if the server dies right after the commit).
    */
-  finish(owner: KeyOwner, key: string, answer: StoredAnswer): Promise<void>;
+  within(request: KeyedRequest, run: () => void): void;
+  /**
+   * Keeps the answer of the request holding the claim when its unit of work did not (drops the claim for a
+   * 5xx): the JSON text without its secret, and the secret apart (sealed, never at rest in clear).
+   */
+  finish(request: KeyedRequest, status: number, body: unknown): Promise<void>;
+}
+
+/** The route's only 2xx status, or null when it has several. */
+function successStatus(route: AppRoute): number | null {
+  const statuses = Object.keys(route.responses)
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300);
+  return statuses.length === 1 ? (statuses[0] ?? null) : null;
 }
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -42,7 +67,8 @@ const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /**
  * `Idempotency-Key` on the POSTs the contract marks idempotent, after authentication, rate limits and body
  * parsing (so it binds the key to the body received): a request that holds the key's claim runs, and its JSON
- * answer is stored before it is sent; a replay answers the stored one with `Idempotent-Replayed: true`.
+ * answer is stored with its change (by the change's unit of work) or else before it is sent; a replay answers
+ * the stored one with `Idempotent-Replayed: true`.
  */
 export function idempotency(keys: IdempotencyKeys, now: () => Date, log: (message: string, error: unknown) => void) {
   const handler: RequestHandler = async (req, res, next) => {
@@ -68,44 +94,40 @@ export function idempotency(keys: IdempotencyKeys, now: () => Date, log: (messag
     } catch (error) {
       return next(error);
     }
-    let kept = false;
+    const request: KeyedRequest = {
+      owner,
+      key,
+      status: successStatus(req.tsRestRoute as AppRoute),
+      secretField: meta.secretField,
+    };
+    let answered = false;
     res.json = (body: unknown) => {
-      kept = true;
-      const json = jsonText(body);
-      const secret = secretOf(body, meta.secretField);
-      const stored = secret === undefined ? json : jsonText(withoutSecret(body, meta.secretField));
-      keys.finish(owner, key, { status: res.statusCode, json: stored ?? 'null', secret }).then(
-        () => sendJsonText(res, json),
-        (error) => {
-          log('storing an idempotent answer failed', error);
-          sendJsonText(res, json);
-        },
-      );
+      answered = true;
+      const json = jsonText(body) ?? 'null';
+      // Kept with the change: nothing more to store.
+      if (request.kept === json && request.status === res.statusCode) sendJsonText(res, json);
+      else
+        keys.finish(request, res.statusCode, body).then(
+          () => sendJsonText(res, json),
+          (error) => {
+            log('storing an idempotent answer failed', error);
+            sendJsonText(res, json);
+          },
+        );
       return res;
     };
     // An answer that is not JSON is not kept: the claim goes, and a retry runs again.
     res.on('finish', () => {
-      if (!kept)
-        keys
-          .finish(owner, key, { status: 500, json: 'null' })
-          .catch((error) => log('dropping an idempotency claim failed', error));
+      if (!answered)
+        keys.finish(request, 500, null).catch((error) => log('dropping an idempotency claim failed', error));
     });
-    next();
+    keys.within(request, next);
   };
   return handler;
 }
 
 type Body = Record<string, unknown>;
 const isBody = (body: unknown): body is Body => typeof body === 'object' && body !== null && !Array.isArray(body);
-
-/** The secret an answer shows in `field` (the route's `secretField`), if it shows one. */
-function secretOf(body: unknown, field: string | undefined): string | undefined {
-  const value = field && isBody(body) ? body[field] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
-
-const withoutSecret = (body: unknown, field: string | undefined) =>
-  isBody(body) && field ? { ...body, [field]: null } : body;
 
 /** The stored answer with its secret back; 422 when it cannot be opened (sealed under another server key). */
 function withSecret(json: string, field: string, secret: string | null): Body {

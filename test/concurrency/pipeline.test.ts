@@ -37,41 +37,76 @@ afterAll(async () => {
 const allLabels = async () => (await labels(database.db)).map((r) => r.label);
 
 describe('pipeline', () => {
-  it("answers each step's rows in order, parsed as the driver parses them", async () => {
-    const [first, none, second] = await pipeline(database.db, [
-      insert.step(1, 'one', JSON.stringify({ n: 1 })),
-      nothing.step(),
-      insert.step(2, 'two', null),
-    ]);
+  it("answers each named step's rows, parsed as the driver parses them", async () => {
+    const { first, none, second } = await pipeline(database.db, {
+      first: insert.step(1, 'one', JSON.stringify({ n: 1 })),
+      none: nothing.step(),
+      second: insert.step(2, 'two', null),
+    });
     expect(first).toEqual([{ id: 1, label: 'one', at: expect.any(Date), doc: { n: 1 } }]);
     expect(none).toEqual([]);
     expect(second).toEqual([{ id: 2, label: 'two', at: expect.any(Date), doc: null }]);
     expect(await allLabels()).toEqual(['one', 'two']);
   });
 
+  it("answers a list of steps' rows as one list, in order", async () => {
+    const { inserted, none } = await pipeline(database.db, {
+      inserted: [insert.step(3, 'three', null), insert.step(4, 'four', null)],
+      none: [],
+    });
+    expect(inserted.map((row) => row.label)).toEqual(['three', 'four']);
+    expect(none).toEqual([]);
+  });
+
+  it('commits what its conclusion adds with the steps, and answers the conclusion', async () => {
+    const answer = await pipeline(database.db, { inserted: insert.step(5, 'five', null) }, ({ inserted }) => ({
+      value: inserted.map((row) => row.label),
+      steps: [insert.step(6, `after ${inserted[0]?.label}`, null)],
+    }));
+    expect(answer).toEqual(['five']);
+    expect(await allLabels()).toEqual(expect.arrayContaining(['five', 'after five']));
+  });
+
+  it('rolls back the steps when a statement of the conclusion fails, or the conclusion throws', async () => {
+    const before = await allLabels();
+    const failed = await pipeline(database.db, { inserted: insert.step(7, 'seven', null) }, () => ({
+      value: null,
+      steps: [insert.step(1, 'duplicate', null)],
+    })).catch((error: { code?: string }) => error);
+    expect(failed).toMatchObject({ code: '23505' });
+    const thrown = await pipeline(database.db, { inserted: insert.step(8, 'eight', null) }, () => {
+      throw new Error('no conclusion');
+    }).catch((error: Error) => error.message);
+    expect(thrown).toBe('no conclusion');
+    expect(await allLabels()).toEqual(before);
+  });
+
   it('rolls the whole batch back on the first error and rejects with it', async () => {
     const before = await allLabels();
-    const failure = await pipeline(database.db, [insert.step(10, 'ten', null), insert.step(1, 'again', null)]).catch(
-      (error: { code?: string }) => error,
-    );
+    const failure = await pipeline(database.db, {
+      ten: insert.step(10, 'ten', null),
+      again: insert.step(1, 'again', null),
+    }).catch((error: { code?: string }) => error);
     expect(failure).toMatchObject({ code: '23505' });
     expect(await allLabels()).toEqual(before);
   });
 
   it('leaves its connection usable after an error, with every statement still prepared', async () => {
     for (let i = 0; i < 6; i++) {
-      await pipeline(database.db, [insert.step(1, 'duplicate', null)]).catch(() => {});
+      await pipeline(database.db, { duplicate: insert.step(1, 'duplicate', null) }).catch(() => {});
     }
     const rows = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => pipeline(database.db, [insert.step(100 + i, `n${i}`, null), labels.step()])),
+      Array.from({ length: 12 }, (_, i) =>
+        pipeline(database.db, { inserted: insert.step(100 + i, `n${i}`, null), labels: labels.step() }),
+      ),
     );
-    expect(rows.map(([[row]]) => row?.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
+    expect(rows.map(({ inserted: [row] }) => row?.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
   });
 
   it("runs inside the caller's transaction, and rolls back with it", async () => {
     const before = await allLabels();
     await transaction(database.db, async (tx) => {
-      await pipeline(tx, [insert.step(20, 'twenty', null)]);
+      await pipeline(tx, { twenty: insert.step(20, 'twenty', null) });
       expect(rowsOf(await tx.execute(sql.raw(`SELECT id FROM ${table} WHERE id = 20`)))).toHaveLength(1);
       throw new Error('roll back');
     }).catch(() => {});
@@ -97,11 +132,11 @@ describe('pipeline', () => {
         await tx.execute(sql.raw(`INSERT INTO ${table} (id, label) VALUES (30, 'committed while waiting')`));
       });
       await holding;
-      const waiting = pipeline(database.db, [lock.step(key), labels.step()]);
+      const waiting = pipeline(database.db, { lock: lock.step(key), seen: labels.step() });
       await new Promise((resolve) => setTimeout(resolve, 50));
       release();
       await holder;
-      const [, seen] = await waiting;
+      const { seen } = await waiting;
       expect(seen.map((r) => r.label)).toContain('committed while waiting');
     },
   );

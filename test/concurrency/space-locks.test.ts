@@ -66,7 +66,7 @@ describe.skipIf(!url)('space locks', () => {
         'the subnet inserted',
       );
       expect(await exclusiveLockWhile(user.orgId, vrfId, async () => {})).toBe('taken');
-      const home = (tx: Db) => pipeline(tx, [lockAddressHomeStep(user.orgId, subnet.id)]);
+      const home = (tx: Db) => pipeline(tx, { home: lockAddressHomeStep(user.orgId, subnet.id) });
       expect(await exclusiveLockWhile(user.orgId, vrfId, home)).toBe('refused');
       // Another space is not held off.
       expect(await exclusiveLockWhile(user.orgId, vrfId ? null : vrf.id, home)).toBe('taken');

@@ -65,7 +65,7 @@ export async function activitySteps(
  */
 export async function recordActivities(tx: Db, caller: Actor, entries: ActivityRecord[]) {
   const steps = await activitySteps(tx, caller, entries);
-  if (steps.length > 0) await pipeline(tx, steps);
+  if (steps.length > 0) await pipeline(tx, { activity: steps });
 }
 
 /** A `create` entry: `[null, value]` for each field of the new object that holds a value. */

@@ -22,6 +22,7 @@ import {
   recordDelete,
   recordUpdate,
 } from '../activity/activity.service';
+import { answered, keepAnswer } from '../idempotency/idempotency.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
@@ -158,13 +159,16 @@ export async function createAddress(
   // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
   const locks = [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)];
   try {
-    const rows = await pipeline(db, [
-      ...locks,
-      repo.insertIfAllowedStep(orgId, id, values, { edgePrefixes: edgePrefixes(parsed), limit }),
-      repo.requireInsertedStep(id),
-      ...activity,
-    ]);
-    return toDto(first(rows[locks.length] as repo.AddressRow[], 'the inserted address'));
+    return await pipeline(
+      db,
+      {
+        locks,
+        inserted: repo.insertIfAllowedStep(orgId, id, values, { edgePrefixes: edgePrefixes(parsed), limit }),
+        check: repo.requireInsertedStep(id),
+        activity,
+      },
+      ({ inserted }) => answered(toDto(first(inserted, 'the inserted address'))),
+    );
   } catch (error) {
     if (!isUniqueViolation(error) && !isRequirementFailed(error)) throw error;
     // Which rule refused it, in the order of the checks: 404, 402, then the address itself.
@@ -200,7 +204,7 @@ export async function batchCreateAddresses(
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
     const inserted = await repo.insertSkippingAssigned(tx, orgId, rows);
     await recordCreatedMany(tx, caller, 'batch_create', 'address', inserted, addressFields);
-    return { created: inserted.length };
+    return keepAnswer(tx, { created: inserted.length });
   });
 }
 
@@ -239,7 +243,7 @@ export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.i
         : [{ action: 'batch_update' as const, resourceType: 'address' as const, resourceId: row.id, changes }];
     });
     await recordActivities(tx, caller, entries);
-    return { updated: rows.length };
+    return keepAnswer(tx, { updated: rows.length });
   });
 }
 
@@ -257,7 +261,7 @@ export async function batchDeleteAddresses(db: Db, caller: Principal, ids: strin
         changes: deleted(addressFields(row)),
       })),
     );
-    return { deleted: rows.length };
+    return keepAnswer(tx, { deleted: rows.length });
   });
 }
 
@@ -396,7 +400,7 @@ export async function allocateAddresses(
     // they can be without holding a transaction open across the choice.
     const outcome = await onOneConnection(
       db,
-      async (connection): Promise<{ rows: repo.AddressRow[] } | { short: string }> => {
+      async (connection): Promise<{ addresses: repo.AddressDto[] } | { short: string }> => {
         const subnet = orNotFound(
           await allocationHomeOf(connection, orgId, subnetId, firstWindowSize(wanted)),
           'Subnet',
@@ -414,25 +418,28 @@ export async function allocateAddresses(
           resourceId: id,
           changes: created(addressFields(newRow({ ...values, ip }))),
         }));
-        const locks = [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)];
-        const steps = [
-          ...locks,
-          repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
-          repo.requireAllocatedStep(
+        const steps = {
+          locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+          inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
+          check: repo.requireAllocatedStep(
             candidates.map((c) => c.id),
             input.count,
           ),
-          ...(await activitySteps(db, caller, entries, 'addresses')),
-        ];
+          activity: await activitySteps(db, caller, entries, 'addresses'),
+        };
         try {
-          return { rows: (await pipeline(connection, steps))[locks.length] as repo.AddressRow[] };
+          return {
+            addresses: await pipeline(connection, steps, ({ inserted }) =>
+              answered(inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto)),
+            ),
+          };
         } catch (error) {
           if (!isRequirementFailed(error)) throw error;
           return { short: subnet.network };
         }
       },
     );
-    if ('rows' in outcome) return outcome.rows.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto);
+    if ('addresses' in outcome) return outcome.addresses;
     if (limit !== null) {
       assertCallerWithinLimit(caller, 'addresses', await repo.countInOrg(db, orgId), input.count);
     }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connection';
 import { transaction } from '../../db/pipeline';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import * as identity from '../identity/identity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
@@ -55,7 +56,7 @@ export async function createApiKey(
       changes: { name: [null, row.name], permissions: [null, row.permissions] },
     });
     const { last_used_at: _, ...dto } = toDto(row);
-    return { ...dto, key };
+    return keepAnswer(tx, { ...dto, key });
   });
 }
 

@@ -32,7 +32,7 @@ export async function getFolder(db: Db, caller: Principal, id: string) {
 
 export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
   const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  return toDto(await folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name)));
+  return folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name), toDto);
 }
 
 export async function updateFolder(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateFolderBody>) {

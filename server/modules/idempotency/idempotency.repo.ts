@@ -53,43 +53,47 @@ export async function claim(
   requestHash: string,
   at: { now: Date; abandonedBefore: Date; expiredBefore: Date },
 ): Promise<KeyState> {
-  const [, [state]] = await pipeline(db, [
-    asyncCommit.step(),
-    claimOrRead.step(id.orgId, id.userId, id.key, requestHash, at.now, at.abandonedBefore, at.expiredBefore),
-  ]);
+  const {
+    claim: [state],
+  } = await pipeline(db, {
+    asyncCommit: asyncCommit.step(),
+    claim: claimOrRead.step(id.orgId, id.userId, id.key, requestHash, at.now, at.abandonedBefore, at.expiredBefore),
+  });
   // The statement answers the claimed row or the existing one: a row always comes back.
   if (!state) throw new Error(`idempotency key ${id.key}: the claim answered no row`);
   return state;
 }
 
+/** The request holding the claim keeps its answer (one its unit of work kept is replaced by the one sent). */
 const complete = prepared(
   'idempotency_complete',
   `UPDATE idempotency_keys SET status = $4, response = $5, sealed_secret = $6
-   WHERE org_id = $1 AND user_id = $2 AND key = $3 AND status IS NULL`,
+   WHERE org_id = $1 AND user_id = $2 AND key = $3`,
 );
 const release = prepared(
   'idempotency_release',
   'DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2 AND key = $3 AND status IS NULL',
 );
 
-/**
- * Stores the answer (JSON text as sent, exact past 2^53, without its secret) of the request that holds the
- * claim, and the secret sealed.
- */
-export async function saveAnswer(
-  db: Db,
-  id: KeyId,
-  answer: { status: number; json: string; sealedSecret: string | null },
-) {
-  await pipeline(db, [
-    asyncCommit.step(),
-    complete.step(id.orgId, id.userId, id.key, answer.status, answer.json, answer.sealedSecret),
-  ]);
+/** A stored answer: its JSON text (exact past 2^53) without its secret, and the secret sealed. */
+export interface Answer {
+  status: number;
+  json: string;
+  sealedSecret: string | null;
+}
+
+/** The statement storing the answer of the request that holds the claim, for the change's own transaction. */
+export const answerStep = (id: KeyId, answer: Answer) =>
+  complete.step(id.orgId, id.userId, id.key, answer.status, answer.json, answer.sealedSecret);
+
+/** Stores the answer of the request that holds the claim, after the change (when it was not kept with it). */
+export async function saveAnswer(db: Db, id: KeyId, answer: Answer) {
+  await pipeline(db, { asyncCommit: asyncCommit.step(), answer: answerStep(id, answer) });
 }
 
 /** Drops an unfinished claim, so a retry runs the request again. */
 export async function dropClaim(db: Db, id: KeyId) {
-  await pipeline(db, [asyncCommit.step(), release.step(id.orgId, id.userId, id.key)]);
+  await pipeline(db, { asyncCommit: asyncCommit.step(), release: release.step(id.orgId, id.userId, id.key) });
 }
 
 export async function purgeCreatedBefore(db: Db, before: Date): Promise<number> {

@@ -3,21 +3,26 @@
  * method, path and body gets the first request's answer again, without being carried out twice; the
  * same key with another request is a 422; while the first is still running, a 409.
  *
- * The answer is stored right after the request's own transaction commits, not inside it, so there is a
- * window (the time to write one row) in which a server that dies leaves the change made and its answer
- * unknown: the key's claim is then taken over by a retry after ABANDONED_AFTER_MS and the request runs
- * again. Answers of 5xx are not kept (the claim is dropped), so a retry after a server error runs again.
+ * Exactly once: a write's unit of work keeps the answer in the change's own transaction (`answered`,
+ * `keepAnswer`), so a server that dies right after the commit has stored the answer with the change, and a
+ * retry is answered from it. Answers that no change made (errors, and the routes whose work is not one unit)
+ * are stored after, before they are sent. A claim left without an answer (the server died before the commit)
+ * is taken over by a retry after ABANDONED_AFTER_MS, and the request runs (for the first time). Answers of
+ * 5xx are not kept (the claim is dropped), so a retry after a server error runs again.
  *
  * Keys are per user (the credential's user, key or session alike): another member who sends the same key is
  * making a request of their own. A secret the answer shows once (a new API key, a webhook signing secret) is
  * not kept in clear: the answer is stored without it, and the secret sealed with the server's key
  * (sealing.ts), so a replay shows it again; one sealed under another key cannot be (a 422).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_TTL_HOURS } from '../../../contract/common/idempotency';
 import type { Db } from '../../db/connection';
+import { type Conclusion, pipeline, type Step } from '../../db/pipeline';
 import { HttpError } from '../../errors';
-import type { IdempotencyKeys, KeyOwner, StoredAnswer } from '../../http/idempotency';
+import type { IdempotencyKeys, KeyedRequest, KeyOwner, StoredAnswer } from '../../http/idempotency';
+import { jsonText } from '../../json';
 import { runPeriodically } from '../shared/periodic';
 import * as repo from './idempotency.repo';
 import { type Sealer, sealer } from './sealing';
@@ -76,17 +81,31 @@ export async function begin(
   return { run: false, status: state.status, json: state.response ?? 'null', secret };
 }
 
+type Body = Record<string, unknown>;
+const isBody = (body: unknown): body is Body => typeof body === 'object' && body !== null && !Array.isArray(body);
+
+/** The answer as stored: its JSON text without the secret it shows in `secretField`, and the secret sealed. */
+function storedAnswer(sealed: Sealer, request: KeyedRequest, status: number, body: unknown): repo.Answer {
+  const field = request.secretField;
+  const secret = field && isBody(body) ? body[field] : undefined;
+  if (typeof secret !== 'string') return { status, json: jsonText(body) ?? 'null', sealedSecret: null };
+  return {
+    status,
+    json: jsonText({ ...(body as Body), [field as string]: null }) ?? 'null',
+    sealedSecret: sealed.seal(secret, scopeOf(request.owner, request.key)),
+  };
+}
+
 /**
  * Keeps the answer of a request that ran, as the JSON text sent (so a replay is exact); a 5xx drops the claim
  * instead, so a retry runs again, and so does an answer that cannot be stored (a retry then runs again rather
  * than waiting out the claim).
  */
-export async function finish(db: Db, sealed: Sealer, owner: KeyOwner, key: string, answer: StoredAnswer) {
-  const id = { ...owner, key };
-  if (answer.status < 500) {
+export async function finish(db: Db, sealed: Sealer, request: KeyedRequest, status: number, body: unknown) {
+  const id = { ...request.owner, key: request.key };
+  if (status < 500) {
     try {
-      const sealedSecret = typeof answer.secret === 'string' ? sealed.seal(answer.secret, scopeOf(owner, key)) : null;
-      await repo.saveAnswer(db, id, { status: answer.status, json: answer.json, sealedSecret });
+      await repo.saveAnswer(db, id, storedAnswer(sealed, request, status, body));
       return;
     } catch (error) {
       await repo.dropClaim(db, id);
@@ -94,6 +113,40 @@ export async function finish(db: Db, sealed: Sealer, owner: KeyOwner, key: strin
     }
   }
   await repo.dropClaim(db, id);
+}
+
+/** The request with a key that is running here, and the sealer of its server. */
+const running = new AsyncLocalStorage<{ request: KeyedRequest; sealed: Sealer }>();
+
+/**
+ * The statement that keeps `body` as the answer of the running request, when it holds a key: for the
+ * transaction of its change, so both commit together. None otherwise.
+ */
+function answerSteps(body: unknown): Step<unknown>[] {
+  const current = running.getStore();
+  const status = current?.request.status;
+  if (!current || status == null) return [];
+  const { request, sealed } = current;
+  const answer = storedAnswer(sealed, request, status, body);
+  // What the request will send: the middleware stores nothing more when it sends this.
+  request.kept = jsonText(body) ?? 'null';
+  return [repo.answerStep({ ...request.owner, key: request.key }, answer)];
+}
+
+/**
+ * A pipeline's conclusion (db/pipeline.ts) whose value is the request's success answer: with an
+ * Idempotency-Key, the answer commits with the change.
+ */
+export const answered = <T>(body: T): Conclusion<T> => ({ value: body, steps: answerSteps(body) });
+
+/**
+ * Keeps `body`, the request's success answer, in the transaction `tx` of its change (with an Idempotency-Key;
+ * otherwise nothing), and answers it: the last statement of a write's transaction.
+ */
+export async function keepAnswer<T>(tx: Db, body: T): Promise<T> {
+  const steps = answerSteps(body);
+  if (steps.length > 0) await pipeline(tx, { answer: steps });
+  return body;
 }
 
 /** Deletes keys past their 24 hours; answers how many. */
@@ -109,6 +162,7 @@ export function idempotencyKeys(db: Db, serverKey: Buffer): IdempotencyKeys {
   return {
     requestHash,
     begin: (owner: KeyOwner, key: string, hash: string, now: Date) => begin(db, sealed, owner, key, hash, now),
-    finish: (owner: KeyOwner, key: string, answer: StoredAnswer) => finish(db, sealed, owner, key, answer),
+    within: (request, run) => running.run({ request, sealed }, run),
+    finish: (request, status, body) => finish(db, sealed, request, status, body),
   };
 }

@@ -17,6 +17,7 @@ import { formatCidr, parseCidr } from '../../ipam';
 import type { Principal } from '../../principal';
 import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
 import { ensureFolder } from '../folders/folders.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { ensureLocation } from '../locations/locations.service';
 import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
 import { homesByNetwork, type NamedHome } from '../subnets/spaces';
@@ -41,18 +42,18 @@ export async function importSubnets(
     const values = orRowError(() => subnetValues(row, noReferences));
     return isRowOutcome(values) ? { network: given, item: values } : { network: values.network, item: { row, values } };
   });
-  const outcomes = await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     const named = namedObjects(tx, caller);
     const ready: Ready<SubnetValues>[] = [];
     for (const { network, item } of checked) {
       ready.push({ label: network, item: isRowOutcome(item) ? item : await withReferences(item, named) });
     }
-    return createRemaining(ready, (values) => createSubnets(tx, caller, values));
+    const outcomes = await createRemaining(ready, (values) => createSubnets(tx, caller, values));
+    return keepAnswer(tx, {
+      results: outcomes.map(({ label: network, outcome }, i) => ({ ...resultOf(outcome, i), network })),
+      summary: summarise(outcomes.map(({ outcome }) => outcome)),
+    });
   });
-  return {
-    results: outcomes.map(({ label: network, outcome }, i) => ({ ...resultOf(outcome, i), network })),
-    summary: summarise(outcomes.map(({ outcome }) => outcome)),
-  };
 }
 
 export async function importAddresses(
@@ -68,7 +69,7 @@ export async function importAddresses(
     const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
     return { ip, item: isRowOutcome(network) ? network : { row, network } };
   });
-  const outcomes = await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
     const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {
@@ -77,12 +78,12 @@ export async function importAddresses(
       const home = homeNamed(homes, item.network, vrf);
       return { label: ip, item: isRowOutcome(home) ? home : { home, input } };
     });
-    return createRemaining(ready, (items) => createAddresses(tx, caller, items));
+    const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
+    return keepAnswer(tx, {
+      results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
+      summary: summarise(outcomes.map(({ outcome }) => outcome)),
+    });
   });
-  return {
-    results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
-    summary: summarise(outcomes.map(({ outcome }) => outcome)),
-  };
 }
 
 /** A row of an import: what its result names (`label`), and its outcome or what is left to create. */

@@ -30,7 +30,7 @@ export async function getLocation(db: Db, caller: Principal, id: string) {
 
 export async function createLocation(db: Db, caller: Principal, input: z.infer<typeof CreateLocationBody>) {
   const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
-  return toDto(await location.create(db, caller, values, duplicateName(input.name)));
+  return location.create(db, caller, values, duplicateName(input.name), toDto);
 }
 
 export async function updateLocation(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateLocationBody>) {

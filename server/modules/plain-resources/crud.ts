@@ -11,6 +11,7 @@ import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
 import { orNotFound, uniqueOr } from '../shared/results';
@@ -68,10 +69,18 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
      * module's row about to refer to it (a delete under way is waited for, and then it is gone).
      */
     lockForReference: async (tx: Db, orgId: string, id: string) => Boolean(await repo.getForReference(tx, orgId, id)),
-    create: (db: Db, caller: Principal, values: Values, duplicate: string, check?: Check) =>
+    /** Adds a row and answers it as `answer` makes it (kept with the change for an Idempotency-Key). */
+    create: <Answer>(
+      db: Db,
+      caller: Principal,
+      values: Values,
+      duplicate: string,
+      answer: (row: Row) => Answer,
+      check?: Check,
+    ) =>
       transaction(db, async (tx) => {
         await check?.(tx);
-        return insert(tx, caller, values, duplicate);
+        return keepAnswer(tx, answer(await insert(tx, caller, values, duplicate)));
       }),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */
     update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>

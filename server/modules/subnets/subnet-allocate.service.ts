@@ -8,6 +8,7 @@ import { BITS, type Cidr, cidrRange, formatCidr, formatIp, freeBlocks, parseIp, 
 import type { Principal } from '../../principal';
 import { subnetFields } from '../activity/activity.changes';
 import { recordCreatedMany } from '../activity/activity.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { load } from './subnet-space.service';
 import { insertManyNested, lockSubnet } from './subnets.hierarchy';
@@ -33,7 +34,7 @@ export async function allocateSubnets(
       `prefix_length: must be longer than the subnet's /${cidr.prefix} and at most ${bits}, not ${input.prefix_length}`,
     );
   }
-  const created = await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await assertReferences(tx, orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), input.count);
     const parent = await lockSubnet(tx, orgId, parentId, row.vrfId);
@@ -55,11 +56,10 @@ export async function allocateSubnets(
       blocks.map((block) => subnetValues({ ...input, network: formatCidr(block) }, refs)),
     );
     await recordCreatedMany(tx, caller, 'create', 'subnet', rows, subnetFields);
-    return rows;
+    const subnets = [];
+    for (const row of rows) subnets.push((await getSubnetWithUsage(tx, orgId, row.id)).dto);
+    return keepAnswer(tx, subnets);
   });
-  const subnets = [];
-  for (const row of created) subnets.push((await getSubnetWithUsage(db, orgId, row.id)).dto);
-  return subnets;
 }
 
 /** What a new child may not overlap: the subnets below the parent and the parent's own address records. */

@@ -5,6 +5,7 @@ import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';
@@ -60,6 +61,9 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
         addresses_removed: [addressesRemoved, 0],
       },
     });
-    return created.map((c) => ({ id: c.id, network: c.network }));
+    return keepAnswer(
+      tx,
+      created.map((c) => ({ id: c.id, network: c.network })),
+    );
   });
 }

@@ -8,6 +8,7 @@ import type { Principal } from '../../principal';
 import { deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordCreatedMany, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked, limitRoomLocked } from '../identity/limit-check';
 import * as locations from '../locations/locations.service';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
@@ -137,24 +138,23 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     locationId: input.location_id ?? null,
   });
   const { network, vrfId } = values;
-  const created = await transaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await assertReferences(tx, caller.orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
     await assertNotInSpace(tx, caller.orgId, spaceOf(vrfId), network);
     const row = await insertNested(tx, caller.orgId, values);
     await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
-    return row;
+    const subnet = (await getSubnetWithUsage(tx, caller.orgId, row.id)).dto;
+    if (vrfId) return keepAnswer(tx, subnet);
+    const warnings = (await repo.overlappingInVrfs(tx, caller.orgId, network)).map((w) => ({
+      id: w.id,
+      network: w.network,
+      name: w.name,
+      vrf_name: w.vrfName,
+    }));
+    return keepAnswer(tx, warnings.length > 0 ? { subnet, warnings } : subnet);
   });
-  const subnet = (await getSubnetWithUsage(db, caller.orgId, created.id)).dto;
-  if (vrfId) return subnet;
-  const warnings = (await repo.overlappingInVrfs(db, caller.orgId, network)).map((w) => ({
-    id: w.id,
-    network: w.network,
-    name: w.name,
-    vrf_name: w.vrfName,
-  }));
-  return warnings.length > 0 ? { subnet, warnings } : subnet;
 }
 
 export async function updateSubnet(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateSubnetBody>) {

@@ -50,7 +50,7 @@ export async function createVlan(db: Db, caller: Principal, input: z.infer<typeo
     locationId: input.location_id,
   }) as repo.VlanValues;
   const check = assertLocation(caller.orgId, input.location_id);
-  return toDto(await vlan.create(db, caller, values, duplicateNumber(input.vlan_number), check));
+  return vlan.create(db, caller, values, duplicateNumber(input.vlan_number), toDto, check);
 }
 
 export async function updateVlan(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVlanBody>) {

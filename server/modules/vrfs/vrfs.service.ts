@@ -32,7 +32,7 @@ export async function getVrf(db: Db, caller: Principal, id: string) {
 
 export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof CreateVrfBody>) {
   const values = given({ name: input.name, rd: input.rd, description: input.description }) as repo.VrfValues;
-  return toDto(await vrf.create(db, caller, values, duplicateName(input.name)));
+  return vrf.create(db, caller, values, duplicateName(input.name), toDto);
 }
 
 export async function updateVrf(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVrfBody>) {

@@ -21,6 +21,7 @@ import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { given, orNotFound } from '../shared/results';
 import { first } from '../shared/rows';
@@ -86,7 +87,7 @@ export async function createWebhook(
     });
     await recordCreate(tx, caller, 'webhook', row.id, activityFields(row));
     const { id, url, description, event_types, is_active } = toDto(row);
-    return { id, url, secret: row.secret, description, event_types, is_active };
+    return keepAnswer(tx, { id, url, secret: row.secret, description, event_types, is_active });
   });
 }
 
@@ -141,7 +142,7 @@ export async function rotateWebhookSecret(context: ServerContext, caller: Princi
       'the locked webhook, updated',
     );
     await recordActivity(tx, caller, { action: 'rotate_secret', resourceType: 'webhook', resourceId: id, changes: {} });
-    return { secret: row.secret };
+    return keepAnswer(tx, { secret: row.secret });
   });
 }
 
