@@ -24,10 +24,13 @@ type RowOf<S> = S extends Step<infer Row> ? Row : S extends readonly Step<infer 
 /** The rows of each named statement (of a list: all its steps' rows, in order). */
 export type Results<S extends Steps> = { [K in keyof S]: RowOf<S[K]>[] };
 
-/** What a pipeline concludes from its results before it commits: its value, and statements for the same commit. */
-export interface Conclusion<T> {
-  value: T;
-  steps: readonly Step<unknown>[];
+/**
+ * What a pipeline answers, made of its results; with `keep`, statements made of that answer that commit with the
+ * steps (sent with the COMMIT once the steps' rows are back: a second round trip).
+ */
+export interface Conclusion<R, T> {
+  value: (results: R) => T;
+  keep?: (value: T) => readonly Step<unknown>[];
 }
 
 type PoolLink = Extract<DriverLink, { kind: 'pool' }>;
@@ -119,19 +122,19 @@ function runSteps(db: Db, steps: readonly Step<unknown>[], then?: Then): Promise
 }
 
 /**
- * Runs the named statements as one transaction in one round trip; answers each one's rows. With `conclude`,
- * what it makes of those rows is sent before the commit, and its value is the answer (a second round trip).
+ * Runs the named statements as one transaction in one round trip; answers each one's rows, or what `conclusion`
+ * makes of them.
  */
 export async function pipeline<const S extends Steps>(db: Db, steps: S): Promise<Results<S>>;
 export async function pipeline<const S extends Steps, T>(
   db: Db,
   steps: S,
-  conclude: (results: Results<S>) => Conclusion<T>,
+  conclusion: Conclusion<Results<S>, T>,
 ): Promise<T>;
 export async function pipeline<const S extends Steps, T>(
   db: Db,
   steps: S,
-  conclude?: (results: Results<S>) => Conclusion<T>,
+  conclusion?: Conclusion<Results<S>, T>,
 ): Promise<Results<S> | T> {
   const groups = Object.entries(steps).map(([name, group]) => ({ name, list: Array.isArray(group) ? group : [group] }));
   const named = (rows: unknown[][]) => {
@@ -144,21 +147,18 @@ export async function pipeline<const S extends Steps, T>(
     // Each name's rows are typed by its statements.
     return results as Results<S>;
   };
-  let concluded: Conclusion<T> | undefined;
-  const then = conclude
-    ? (rows: unknown[][]) => {
-        concluded = conclude(named(rows));
-        return concluded.steps;
-      }
-    : undefined;
-  const rows = await runSteps(
-    db,
-    groups.flatMap(({ list }) => list as readonly Step<unknown>[]),
-    then,
-  );
-  return concluded ? concluded.value : named(rows);
+  const list = groups.flatMap(({ list }) => list as readonly Step<unknown>[]);
+  if (!conclusion) return named(await runSteps(db, list));
+  const { value, keep } = conclusion;
+  if (!keep) return value(named(await runSteps(db, list)));
+  let answer: { value: T } | undefined;
+  await runSteps(db, list, (rows) => {
+    answer = { value: value(named(rows)) };
+    return keep(answer.value);
+  });
+  if (!answer) throw new Error('a pipeline with a conclusion ended without one');
+  return answer.value;
 }
-
 /** Runs `work` in a transaction on the connection: BEGIN, COMMIT when it resolves, ROLLBACK when it throws. */
 async function inTransaction<T>(client: pg.PoolClient, tx: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   await client.query('BEGIN');

@@ -59,24 +59,36 @@ describe('pipeline', () => {
   });
 
   it('commits what its conclusion adds with the steps, and answers the conclusion', async () => {
-    const answer = await pipeline(database.db, { inserted: insert.step(5, 'five', null) }, ({ inserted }) => ({
-      value: inserted.map((row) => row.label),
-      steps: [insert.step(6, `after ${inserted[0]?.label}`, null)],
-    }));
+    const answer = await pipeline(
+      database.db,
+      { inserted: insert.step(5, 'five', null) },
+      {
+        value: ({ inserted }) => inserted.map((row) => row.label),
+        keep: (labels) => [insert.step(6, `after ${labels[0]}`, null)],
+      },
+    );
     expect(answer).toEqual(['five']);
     expect(await allLabels()).toEqual(expect.arrayContaining(['five', 'after five']));
   });
 
   it('rolls back the steps when a statement of the conclusion fails, or the conclusion throws', async () => {
     const before = await allLabels();
-    const failed = await pipeline(database.db, { inserted: insert.step(7, 'seven', null) }, () => ({
-      value: null,
-      steps: [insert.step(1, 'duplicate', null)],
-    })).catch((error: { code?: string }) => error);
+    const failed = await pipeline(
+      database.db,
+      { inserted: insert.step(7, 'seven', null) },
+      { value: () => null, keep: () => [insert.step(1, 'duplicate', null)] },
+    ).catch((error: { code?: string }) => error);
     expect(failed).toMatchObject({ code: '23505' });
-    const thrown = await pipeline(database.db, { inserted: insert.step(8, 'eight', null) }, () => {
-      throw new Error('no conclusion');
-    }).catch((error: Error) => error.message);
+    const thrown = await pipeline(
+      database.db,
+      { inserted: insert.step(8, 'eight', null) },
+      {
+        value: () => {
+          throw new Error('no conclusion');
+        },
+        keep: () => [],
+      },
+    ).catch((error: Error) => error.message);
     expect(thrown).toBe('no conclusion');
     expect(await allLabels()).toEqual(before);
   });

@@ -167,7 +167,7 @@ export async function createAddress(
         check: repo.requireInsertedStep(id),
         activity,
       },
-      ({ inserted }) => answered(toDto(first(inserted, 'the inserted address'))),
+      answered(({ inserted }) => toDto(first(inserted, 'the inserted address'))),
     );
   } catch (error) {
     if (!isUniqueViolation(error) && !isRequirementFailed(error)) throw error;
@@ -429,8 +429,10 @@ export async function allocateAddresses(
         };
         try {
           return {
-            addresses: await pipeline(connection, steps, ({ inserted }) =>
-              answered(inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto)),
+            addresses: await pipeline(
+              connection,
+              steps,
+              answered(({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto)),
             ),
           };
         } catch (error) {

@@ -134,10 +134,11 @@ function answerSteps(body: unknown): Step<unknown>[] {
 }
 
 /**
- * A pipeline's conclusion (db/pipeline.ts) whose value is the request's success answer: with an
- * Idempotency-Key, the answer commits with the change.
+ * A pipeline's conclusion (db/pipeline.ts): the request's success answer, made of the pipeline's results by
+ * `answer`; with an Idempotency-Key it commits with the change (without one, the pipeline stays one round trip).
  */
-export const answered = <T>(body: T): Conclusion<T> => ({ value: body, steps: answerSteps(body) });
+export const answered = <R, T>(answer: (results: R) => T): Conclusion<R, T> =>
+  running.getStore()?.request.status == null ? { value: answer } : { value: answer, keep: answerSteps };
 
 /**
  * Keeps `body`, the request's success answer, in the transaction `tx` of its change (with an Idempotency-Key;
