@@ -1,13 +1,10 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { z } from 'zod';
-import type { Address } from '../../../contract/addresses.contract';
 import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
 import { first } from '../shared/rows';
+import { ADDRESS_COLUMNS, type AddressRow } from './address-shape';
 
-export type AddressRow = typeof addresses.$inferSelect;
-export type AddressDto = z.infer<typeof Address>;
 export type AddressInsert = Omit<typeof addresses.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
 export type AddressChanges = Partial<
   Pick<AddressInsert, 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'customFields'>
@@ -30,11 +27,6 @@ export const lockMany = (db: Db, orgId: string, ids: string[]) =>
     .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
     .orderBy(asc(addresses.id))
     .for('update');
-
-/** Every column of an address, named as drizzle's rows name them. */
-const ADDRESS_COLUMNS = `id, org_id AS "orgId", subnet_id AS "subnetId", vrf_id AS "vrfId", space_id AS "spaceId", ip,
-  hostname, mac_address AS "macAddress", description, status, owner, ptr_record AS "ptrRecord",
-  custom_fields AS "customFields", last_seen AS "lastSeen", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export const countInOrg = async (db: Db, orgId: string) =>
   first(await db.select({ n: count() }).from(addresses).where(eq(addresses.orgId, orgId)), 'a count of addresses').n;

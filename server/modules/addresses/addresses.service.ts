@@ -38,23 +38,8 @@ import {
 } from '../subnets/spaces';
 import { firstWindowSize, freeAddresses } from '../subnets/subnet-space.service';
 import { pageInSubnet } from './address-page.repo';
+import { type AddressDto, toDto } from './address-shape';
 import * as repo from './addresses.repo';
-
-const toDto = (row: repo.AddressRow): repo.AddressDto => ({
-  id: row.id,
-  subnet_id: row.subnetId,
-  ip: row.ip,
-  hostname: row.hostname,
-  mac_address: row.macAddress,
-  description: row.description,
-  status: row.status as repo.AddressDto['status'],
-  owner: row.owner,
-  ...(row.ptrRecord !== null ? { ptr_record: row.ptrRecord } : {}),
-  ...(row.customFields ? { custom_fields: row.customFields } : {}),
-  ...(row.lastSeen ? { last_seen: row.lastSeen.toISOString() } : {}),
-  created_at: row.createdAt.toISOString(),
-  updated_at: row.updatedAt.toISOString(),
-});
 
 /** Any accepted MAC form, stored lower-case and colon-separated; '' clears. */
 const normalizeMac = (mac: string) =>
@@ -400,7 +385,7 @@ export async function allocateAddresses(
     // they can be without holding a transaction open across the choice.
     const outcome = await onOneConnection(
       db,
-      async (connection): Promise<{ addresses: repo.AddressDto[] } | { short: string }> => {
+      async (connection): Promise<{ addresses: AddressDto[] } | { short: string }> => {
         const subnet = orNotFound(
           await allocationHomeOf(connection, orgId, subnetId, firstWindowSize(wanted)),
           'Subnet',
