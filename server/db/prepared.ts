@@ -2,7 +2,7 @@ import { types } from '@electric-sql/pglite';
 import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
 import { type Db, driverLink } from './types';
 
-/** A named statement with positional parameters ($1, $2 …). */
+/** A named statement, its parameters numbered ($1, $2 …) as the driver takes them. */
 export interface Statement {
   name: string;
   text: string;
@@ -62,24 +62,44 @@ function parsedAsTheDriver<Row>(result: unknown): Row[] {
   });
 }
 
+/** A named parameter, `:orgId`; not a cast (`::text`) nor inside a word. */
+const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
+
 /**
- * A SQL statement with positional parameters ($1, $2 …) for the hot paths: it goes straight to the driver,
- * on a PostgreSQL server as a named prepared statement (parsed and planned once per connection), with no
- * query building, in or out of a transaction. Outside a transaction it goes over the multiplexed connections
- * (multiplexer.ts), so it must only read there; a write belongs in a transaction or a `pipeline`. Rows come
- * back as the driver gives them. `step(...values)` makes it one statement of a `pipeline`.
+ * A SQL statement with named parameters (`:orgId`; arrays as arrays) for the hot paths and the writes: it goes
+ * straight to the driver, on a PostgreSQL server as a named prepared statement (parsed and planned once per
+ * connection), with no query building, in or out of a transaction. Outside a transaction it goes over the
+ * multiplexed connections (multiplexer.ts), so it must only read there; a write belongs in a transaction or a
+ * `pipeline`. Rows come back as the driver gives them. `step(params)` makes it one statement of a `pipeline`.
  */
-export function prepared<Row>(name: string, text: string) {
+export function prepared<Row, Params extends object = Record<never, never>>(name: string, named: string) {
+  const order: string[] = [];
+  const text = named.replace(PARAMETER, (_, param: string) => {
+    if (!order.includes(param)) order.push(param);
+    return `$${order.indexOf(param) + 1}`;
+  });
   // A connection keeps one statement per name: two texts under one name would fail at run time.
   if (texts.has(name) && texts.get(name) !== text) throw new Error(`Two prepared statements are named ${name}`);
   texts.set(name, text);
   const statement = { name, text };
-  const run = (db: Db, ...values: unknown[]): Promise<Row[]> => runStatement<Row>(db, statement, values);
-  return Object.assign(run, { step: (...values: unknown[]): Step<Row> => ({ statement, values }) });
+  const valuesOf = (params: Params) =>
+    order.map((param) => {
+      // A name the statement uses that its caller's type lacks is a mistake in the statement.
+      if (!(param in params)) throw new Error(`${name}: no value given for :${param}`);
+      return (params as Record<string, unknown>)[param];
+    });
+  const run = (db: Db, ...params: keyof Params extends never ? [] : [Params]): Promise<Row[]> =>
+    runStatement<Row>(db, statement, valuesOf((params[0] ?? {}) as Params));
+  return Object.assign(run, {
+    step: (...params: keyof Params extends never ? [] : [Params]): Step<Row> => ({
+      statement,
+      values: valuesOf((params[0] ?? {}) as Params),
+    }),
+  });
 }
 
-/** `text` with its $n placeholders bound to `values` as drizzle parameters. */
+/** `text` with its $n placeholders bound to `values`, each one drizzle parameter (an array too). */
 function withValues(text: string, values: unknown[]): SQL {
   const parts = text.split(/\$(\d+)/);
-  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`)));
+  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql.param(values[Number(part) - 1]))));
 }

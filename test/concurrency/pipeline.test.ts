@@ -14,12 +14,15 @@ const url = process.env.TEST_DATABASE_URL;
 const table = `pipeline_test_${randomUUID().replace(/-/g, '')}`;
 let database: Database;
 
-const insert = prepared<{ id: number; label: string; at: Date; doc: { n: number } }>(
-  `${table}_insert`,
-  `INSERT INTO ${table} (id, label, doc) VALUES ($1, $2, $3) RETURNING id, label, at, doc`,
-);
+const insert = prepared<
+  { id: number; label: string; at: Date; doc: { n: number } },
+  { id: number; label: string; doc: string | null }
+>(`${table}_insert`, `INSERT INTO ${table} (id, label, doc) VALUES (:id, :label, :doc) RETURNING id, label, at, doc`);
 const labels = prepared<{ label: string }>(`${table}_labels`, `SELECT label FROM ${table} ORDER BY id`);
-const lock = prepared(`${table}_lock`, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
+const lock = prepared<unknown, { key: string }>(
+  `${table}_lock`,
+  'SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))',
+);
 const nothing = prepared(`${table}_nothing`, `SELECT 1 AS one WHERE false`);
 
 beforeAll(async () => {
@@ -39,9 +42,9 @@ const allLabels = async () => (await labels(database.db)).map((r) => r.label);
 describe('pipeline', () => {
   it("answers each named step's rows, parsed as the driver parses them", async () => {
     const { first, none, second } = await pipeline(database.db, {
-      first: insert.step(1, 'one', JSON.stringify({ n: 1 })),
+      first: insert.step({ id: 1, label: 'one', doc: JSON.stringify({ n: 1 }) }),
       none: nothing.step(),
-      second: insert.step(2, 'two', null),
+      second: insert.step({ id: 2, label: 'two', doc: null }),
     });
     expect(first).toEqual([{ id: 1, label: 'one', at: expect.any(Date), doc: { n: 1 } }]);
     expect(none).toEqual([]);
@@ -51,7 +54,7 @@ describe('pipeline', () => {
 
   it("answers a list of steps' rows as one list, in order", async () => {
     const { inserted, none } = await pipeline(database.db, {
-      inserted: [insert.step(3, 'three', null), insert.step(4, 'four', null)],
+      inserted: [insert.step({ id: 3, label: 'three', doc: null }), insert.step({ id: 4, label: 'four', doc: null })],
       none: [],
     });
     expect(inserted.map((row) => row.label)).toEqual(['three', 'four']);
@@ -61,10 +64,10 @@ describe('pipeline', () => {
   it('commits what its conclusion adds with the steps, and answers the conclusion', async () => {
     const answer = await pipeline(
       database.db,
-      { inserted: insert.step(5, 'five', null) },
+      { inserted: insert.step({ id: 5, label: 'five', doc: null }) },
       {
         value: ({ inserted }) => inserted.map((row) => row.label),
-        keep: (labels) => [insert.step(6, `after ${labels[0]}`, null)],
+        keep: (labels) => [insert.step({ id: 6, label: `after ${labels[0]}`, doc: null })],
       },
     );
     expect(answer).toEqual(['five']);
@@ -75,13 +78,13 @@ describe('pipeline', () => {
     const before = await allLabels();
     const failed = await pipeline(
       database.db,
-      { inserted: insert.step(7, 'seven', null) },
-      { value: () => null, keep: () => [insert.step(1, 'duplicate', null)] },
+      { inserted: insert.step({ id: 7, label: 'seven', doc: null }) },
+      { value: () => null, keep: () => [insert.step({ id: 1, label: 'duplicate', doc: null })] },
     ).catch((error: { code?: string }) => error);
     expect(failed).toMatchObject({ code: '23505' });
     const thrown = await pipeline(
       database.db,
-      { inserted: insert.step(8, 'eight', null) },
+      { inserted: insert.step({ id: 8, label: 'eight', doc: null }) },
       {
         value: () => {
           throw new Error('no conclusion');
@@ -96,8 +99,8 @@ describe('pipeline', () => {
   it('rolls the whole batch back on the first error and rejects with it', async () => {
     const before = await allLabels();
     const failure = await pipeline(database.db, {
-      ten: insert.step(10, 'ten', null),
-      again: insert.step(1, 'again', null),
+      ten: insert.step({ id: 10, label: 'ten', doc: null }),
+      again: insert.step({ id: 1, label: 'again', doc: null }),
     }).catch((error: { code?: string }) => error);
     expect(failure).toMatchObject({ code: '23505' });
     expect(await allLabels()).toEqual(before);
@@ -105,11 +108,14 @@ describe('pipeline', () => {
 
   it('leaves its connection usable after an error, with every statement still prepared', async () => {
     for (let i = 0; i < 6; i++) {
-      await pipeline(database.db, { duplicate: insert.step(1, 'duplicate', null) }).catch(() => {});
+      await pipeline(database.db, { duplicate: insert.step({ id: 1, label: 'duplicate', doc: null }) }).catch(() => {});
     }
     const rows = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        pipeline(database.db, { inserted: insert.step(100 + i, `n${i}`, null), labels: labels.step() }),
+        pipeline(database.db, {
+          inserted: insert.step({ id: 100 + i, label: `n${i}`, doc: null }),
+          labels: labels.step(),
+        }),
       ),
     );
     expect(rows.map(({ inserted: [row] }) => row?.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
@@ -118,7 +124,7 @@ describe('pipeline', () => {
   it("runs inside the caller's transaction, and rolls back with it", async () => {
     const before = await allLabels();
     await transaction(database.db, async (tx) => {
-      await pipeline(tx, { twenty: insert.step(20, 'twenty', null) });
+      await pipeline(tx, { twenty: insert.step({ id: 20, label: 'twenty', doc: null }) });
       expect(rowsOf(await tx.execute(sql.raw(`SELECT id FROM ${table} WHERE id = 20`)))).toHaveLength(1);
       throw new Error('roll back');
     }).catch(() => {});
@@ -138,13 +144,13 @@ describe('pipeline', () => {
         locked = resolve;
       });
       const holder = transaction(database.db, async (tx) => {
-        await lock(tx, key);
+        await lock(tx, { key });
         locked();
         await released;
         await tx.execute(sql.raw(`INSERT INTO ${table} (id, label) VALUES (30, 'committed while waiting')`));
       });
       await holding;
-      const waiting = pipeline(database.db, { lock: lock.step(key), seen: labels.step() });
+      const waiting = pipeline(database.db, { lock: lock.step({ key }), seen: labels.step() });
       await new Promise((resolve) => setTimeout(resolve, 50));
       release();
       await holder;

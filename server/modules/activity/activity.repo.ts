@@ -28,18 +28,32 @@ export type ActivityEntryInsert = Pick<ActivityInsert, 'action' | 'resourceType'
  * null when removed while the change ran, as ON DELETE SET NULL leaves their older entries (the foreign key
  * would have refused the entry, and the change with it).
  */
-const AUTHOR = '(SELECT u.id FROM users u WHERE u.id = $2::uuid FOR KEY SHARE)';
+const AUTHOR = '(SELECT u.id FROM users u WHERE u.id = :userId::uuid FOR KEY SHARE)';
 
-const insertOne = prepared(
+const insertOne = prepared<
+  unknown,
+  {
+    orgId: string;
+    userId: string | null;
+    action: string;
+    resourceType: string;
+    resourceId: string | null | undefined;
+    changes: string;
+  }
+>(
   'activity_insert',
   `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
-   VALUES ($1, ${AUTHOR}, $3, $4, $5, $6)`,
+   VALUES (:orgId, ${AUTHOR}, :action, :resourceType, :resourceId, :changes)`,
 );
-const insertList = prepared(
+
+/** The parameters of a list of entries: the entries as JSON. */
+type EntryList = { orgId: string; userId: string | null; entries: string };
+
+const insertList = prepared<unknown, EntryList>(
   'activity_insert_list',
   `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
-   SELECT $1, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
-   FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
+   SELECT :orgId, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
+   FROM ROWS FROM (jsonb_to_recordset(:entries::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
      WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
    ORDER BY e.n`,
 );
@@ -47,11 +61,11 @@ const insertList = prepared(
 /** The tables whose rows an entry may wait for: written only if its object exists when the step runs. */
 export type ExistingIn = 'addresses';
 
-const insertListOfExisting = prepared(
+const insertListOfExisting = prepared<unknown, EntryList>(
   'activity_insert_list_of_existing_addresses',
   `INSERT INTO activity (org_id, user_id, action, resource_type, resource_id, changes)
-   SELECT $1, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
-   FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
+   SELECT :orgId, ${AUTHOR}, e.action, e.resource_type, e.resource_id, e.changes
+   FROM ROWS FROM (jsonb_to_recordset(:entries::jsonb) AS (action text, resource_type text, resource_id uuid, changes jsonb))
      WITH ORDINALITY AS e(action, resource_type, resource_id, changes, n)
    WHERE EXISTS (SELECT 1 FROM addresses x WHERE x.id = e.resource_id)
    ORDER BY e.n`,
@@ -70,7 +84,8 @@ export function insertStep(
 ): Step<unknown> {
   const [only, ...others] = entries;
   if (only && others.length === 0 && !existingIn) {
-    return insertOne.step(orgId, userId, only.action, only.resourceType, only.resourceId, JSON.stringify(only.changes));
+    const { action, resourceType, resourceId } = only;
+    return insertOne.step({ orgId, userId, action, resourceType, resourceId, changes: JSON.stringify(only.changes) });
   }
   const list = entries.map((e) => ({
     action: e.action,
@@ -78,7 +93,7 @@ export function insertStep(
     resource_id: e.resourceId,
     changes: e.changes,
   }));
-  return (existingIn ? insertListOfExisting : insertList).step(orgId, userId, JSON.stringify(list));
+  return (existingIn ? insertListOfExisting : insertList).step({ orgId, userId, entries: JSON.stringify(list) });
 }
 
 function matching(f: ActivityFilter) {

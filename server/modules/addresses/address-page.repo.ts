@@ -21,21 +21,24 @@ const ROW = '\x1e';
  * that order (PostgreSQL's documented alternative to an ORDER BY inside the aggregate, which would sort the
  * page once more).
  */
-const window = `FROM (SELECT * FROM addresses WHERE subnet_id = $2 ORDER BY ip LIMIT $3 OFFSET $4) a`;
-const total = '(SELECT count(*) FROM addresses WHERE subnet_id = $2)::int AS total';
+const window = `FROM (SELECT * FROM addresses WHERE subnet_id = :subnetId ORDER BY ip LIMIT :limit OFFSET :offset) a`;
+const total = '(SELECT count(*) FROM addresses WHERE subnet_id = :subnetId)::int AS total';
 
-const packedPage = prepared<{ total: number; page: string | null }>(
+/** Which page of which subnet. */
+type PageOf = { orgId: string; subnetId: string; limit: number; offset: number };
+
+const packedPage = prepared<{ total: number; page: string | null }, PageOf>(
   'addresses_page_packed',
   `SELECT ${total},
      (SELECT string_agg(concat_ws(E'\\x1f', ${PACKED_FIELDS}), E'\\x1e') ${window}) AS page
-   FROM subnets s WHERE s.org_id = $1 AND s.id = $2`,
+   FROM subnets s WHERE s.org_id = :orgId AND s.id = :subnetId`,
 );
 
-const pageRows = prepared<{ total: number; fields: string[] | null }>(
+const pageRows = prepared<{ total: number; fields: string[] | null }, PageOf>(
   'addresses_page_rows',
   `SELECT ${total}, CASE WHEN a.id IS NOT NULL THEN ARRAY[${PACKED_FIELDS}]::text[] END AS fields
    FROM subnets s LEFT JOIN LATERAL (SELECT a.* ${window}) a ON true
-   WHERE s.org_id = $1 AND s.id = $2
+   WHERE s.org_id = :orgId AND s.id = :subnetId
    ORDER BY a.ip`,
 );
 
@@ -50,13 +53,13 @@ function unpack(page: string | null, expected: number): string[][] | null {
 /** A page in the API's shape and the subnet's total; undefined when the organisation has no such subnet. */
 export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limit: number, offset: number) {
   const subnet = subnetId.toLowerCase(); // as PostgreSQL writes a uuid, whatever case the path had
-  const [packed] = await packedPage(db, orgId, subnetId, limit, offset);
+  const [packed] = await packedPage(db, { orgId, subnetId, limit, offset });
   if (!packed) return undefined;
   const expected = Math.max(0, Math.min(limit, packed.total - offset));
   let fields = unpack(packed.page, expected);
   let count = packed.total;
   if (!fields) {
-    const rows = await pageRows(db, orgId, subnetId, limit, offset);
+    const rows = await pageRows(db, { orgId, subnetId, limit, offset });
     const [head] = rows;
     if (!head) return undefined;
     fields = rows.flatMap((r) => (r.fields ? [r.fields] : []));

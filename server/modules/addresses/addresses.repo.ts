@@ -31,19 +31,23 @@ export const lockMany = (db: Db, orgId: string, ids: string[]) =>
 export const countInOrg = async (db: Db, orgId: string) =>
   first(await db.select({ n: count() }).from(addresses).where(eq(addresses.orgId, orgId)), 'a count of addresses').n;
 
-const childContaining = prepared<{ ip: string; id: string; network: string }>(
+const childContaining = prepared<
+  { ip: string; id: string; network: string },
+  { orgId: string; subnetId: string; ip: string }
+>(
   'address_child_containing',
-  `SELECT host($3::inet) AS ip, id, network::text AS network FROM subnets
-   WHERE org_id = $1 AND parent_id = $2 AND network >>= $3::inet LIMIT 1`,
+  `SELECT host(:ip::inet) AS ip, id, network::text AS network FROM subnets
+   WHERE org_id = :orgId AND parent_id = :subnetId AND network >>= :ip::inet LIMIT 1`,
 );
 
 /** For each of `ips`, the child subnet of `subnetId` containing it (the address belongs there instead). */
 export async function childrenContaining(db: Db, orgId: string, subnetId: string, ips: string[]) {
   if (ips.length === 0) return [];
-  if (ips.length === 1) return childContaining(db, orgId, subnetId, ips[0]);
+  const [only] = ips;
+  if (only !== undefined && ips.length === 1) return childContaining(db, { orgId, subnetId, ip: only });
   const result = await db.execute(sql`
     SELECT host(ip.value) AS ip, c.id, c.network::text AS network
-    FROM unnest(${`{${ips.join(',')}}`}::inet[]) AS ip(value)
+    FROM unnest(${sql.param(ips)}::inet[]) AS ip(value)
     JOIN subnets c ON c.org_id = ${orgId} AND c.parent_id = ${subnetId} AND c.network >>= ip.value
     ORDER BY ip.value`);
   return rowsOf<{ ip: string; id: string; network: string }>(result);
@@ -53,7 +57,7 @@ export async function childrenContaining(db: Db, orgId: string, subnetId: string
 export async function countAssigned(db: Db, orgId: string, spaceId: string, ips: string[]) {
   const result = await db.execute(sql`
     SELECT count(*)::int AS n FROM addresses
-    WHERE org_id = ${orgId} AND space_id = ${spaceId} AND ip = ANY(${`{${ips.join(',')}}`}::inet[])`);
+    WHERE org_id = ${orgId} AND space_id = ${spaceId} AND ip = ANY(${sql.param(ips)}::inet[])`);
   return first(rowsOf<{ n: number }>(result), 'a count of assigned addresses').n;
 }
 
@@ -61,33 +65,49 @@ export async function countAssigned(db: Db, orgId: string, spaceId: string, ips:
 export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: string; ip: string; i: number }[]) {
   if (pairs.length === 0) return new Set<number>();
   const result = await db.execute(sql`
-    SELECT pair.i FROM unnest(${`{${pairs.map((p) => p.spaceId).join(',')}}`}::uuid[],
-                              ${`{${pairs.map((p) => p.ip).join(',')}}`}::inet[],
-                              ${`{${pairs.map((p) => p.i).join(',')}}`}::int[]) AS pair(space_id, ip, i)
+    SELECT pair.i FROM unnest(${sql.param(pairs.map((p) => p.spaceId))}::uuid[],
+                              ${sql.param(pairs.map((p) => p.ip))}::inet[],
+                              ${sql.param(pairs.map((p) => p.i))}::int[]) AS pair(space_id, ip, i)
     WHERE EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = ${orgId} AND a.space_id = pair.space_id AND a.ip = pair.ip)`);
   return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
 }
 
+/** The values of an address a statement writes (as given: the statement puts in the columns' defaults). */
+const written = (values: Omit<AddressInsert, 'ip' | 'vrfId'>) => ({
+  subnetId: values.subnetId,
+  hostname: values.hostname ?? null,
+  macAddress: values.macAddress ?? null,
+  description: values.description ?? null,
+  status: values.status ?? null,
+  owner: values.owner ?? null,
+  customFields: values.customFields == null ? null : JSON.stringify(values.customFields),
+});
+
+type Written = ReturnType<typeof written>;
+
 /**
  * Inserts an address with the given id into the organisation's subnet, in the subnet's VRF, only where the
- * rules allow it: the ip inside the subnet, not its network or broadcast address (`$11`: the prefix lengths
- * of the non-pool subnets that could not assign it, from `edgePrefixes`), and in no child subnet (it belongs
- * there); with a limit, the organisation under it (`$12`; counted after the organisation's row was locked by
- * an earlier step). No row when any fails. The subnet is found by its id alone (OFFSET 0 keeps the planner
+ * rules allow it: the ip inside the subnet, not its network or broadcast address (`edgePrefixes`: the prefix
+ * lengths of the non-pool subnets that could not assign it), and in no child subnet (it belongs there); with
+ * a limit, the organisation under it (counted after the organisation's row was locked by an earlier step). No row when any fails. The subnet is found by its id alone (OFFSET 0 keeps the planner
  * from scanning subnets by their range for the containment test). The statement without a limit has no
  * count in its plan: a plan that might count would be planned anew on every execution.
  */
 const insertIfAllowed = (limited: boolean) =>
-  prepared<AddressRow>(
+  prepared<
+    AddressRow,
+    Written & { orgId: string; id: string; ip: string; edgePrefixes: number[]; limit: number | null }
+  >(
     limited ? 'address_insert_limited' : 'address_insert',
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
-     SELECT $3, s.org_id, s.id, s.vrf_id, $4, coalesce($5, ''), coalesce($6, ''), coalesce($7, ''),
-       coalesce($8, 'assigned'), coalesce($9, ''), $10
-     FROM (SELECT * FROM subnets WHERE org_id = $1 AND id = $2 OFFSET 0) s
-     WHERE $4::inet <<= s.network
-       AND (s.is_pool OR masklen(s.network) <> ALL($11::int[]))
-       AND NOT EXISTS (SELECT 1 FROM subnets c WHERE c.org_id = $1 AND c.parent_id = $2 AND c.network >>= $4::inet)
-       ${limited ? 'AND (SELECT count(*) FROM addresses WHERE org_id = $1) < $12' : ''}
+     SELECT :id, s.org_id, s.id, s.vrf_id, :ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
+       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields
+     FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId OFFSET 0) s
+     WHERE :ip::inet <<= s.network
+       AND (s.is_pool OR masklen(s.network) <> ALL(:edgePrefixes::int[]))
+       AND NOT EXISTS (SELECT 1 FROM subnets c
+         WHERE c.org_id = :orgId AND c.parent_id = :subnetId AND c.network >>= :ip::inet)
+       ${limited ? 'AND (SELECT count(*) FROM addresses WHERE org_id = :orgId) < :limit' : ''}
      RETURNING ${ADDRESS_COLUMNS}`,
   );
 const insertOne = insertIfAllowed(false);
@@ -100,32 +120,20 @@ export const insertIfAllowedStep = (
   values: Omit<AddressInsert, 'vrfId'>,
   rules: { edgePrefixes: number[]; limit: number | null },
 ) => {
-  const common = [
-    orgId,
-    values.subnetId,
-    id,
-    values.ip,
-    values.hostname ?? null,
-    values.macAddress ?? null,
-    values.description ?? null,
-    values.status ?? null,
-    values.owner ?? null,
-    values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
-    `{${rules.edgePrefixes.join(',')}}`,
-  ];
-  return rules.limit === null ? insertOne.step(...common) : insertOneLimited.step(...common, rules.limit);
+  const params = { ...written(values), orgId, id, ip: values.ip, ...rules };
+  return rules.limit === null ? insertOne.step(params) : insertOneLimited.step(params);
 };
 
-const inserted = prepared(
+const inserted = prepared<unknown, { id: string }>(
   'address_inserted',
-  `SELECT ipam_require(EXISTS (SELECT 1 FROM addresses WHERE id = $1), 'address ' || $1 || ' not created')`,
+  `SELECT ipam_require(EXISTS (SELECT 1 FROM addresses WHERE id = :id), 'address ' || :id || ' not created')`,
 );
 
 /**
  * A step that fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded
  * insert do not run, and the batch rolls back, when the insert wrote nothing.
  */
-export const requireInsertedStep = (id: string) => inserted.step(id);
+export const requireInsertedStep = (id: string) => inserted.step({ id });
 
 /**
  * Inserts addresses of one subnet, with the ids given, at the first `count` of `ips` (in order) that are in
@@ -134,26 +142,32 @@ export const requireInsertedStep = (id: string) => inserted.step(id);
  * committed before this statement (an ip another allocation took since the candidates were listed is passed
  * over, not locked and then refused); the lock is a transaction-level advisory lock per ip, tried, not
  * waited for, so an ip another allocation holds is passed over too. No ORDER BY: the function scan yields
- * the candidates in order and LIMIT stops it, so no lock is taken past the last candidate kept. With a limit
- * (`$15`), nothing unless the organisation's addresses and these stay within it.
+ * the candidates in order and LIMIT stops it, so no lock is taken past the last candidate kept. With a limit,
+ * nothing unless the organisation's addresses and these stay within it.
  */
 const insertAllocated = (limited: boolean) =>
-  prepared<AddressRow>(
+  prepared<
+    AddressRow,
+    Written & AllocationBasis & { orgId: string; ips: string[]; ids: string[]; count: number; limit: number | null }
+  >(
     limited ? 'address_insert_allocated_limited' : 'address_insert_allocated',
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner,
        custom_fields)
-     SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce($6, ''), coalesce($7, ''), coalesce($8, ''),
-       $9, coalesce($10, ''), $11::jsonb
-     FROM (SELECT * FROM subnets WHERE org_id = $1 AND id = $2 AND vrf_id IS NOT DISTINCT FROM $3::uuid
-             AND is_pool = $12 AND gateway IS NOT DISTINCT FROM $13::inet OFFSET 0) s,
-       LATERAL (SELECT c.ip, c.id FROM ROWS FROM (unnest($4::inet[]), unnest($14::uuid[])) AS c(ip, id)
-         WHERE NOT EXISTS (SELECT 1 FROM subnets ch WHERE ch.org_id = $1 AND ch.parent_id = $2 AND ch.network >>= c.ip)
-           AND CASE WHEN EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = $1 AND a.space_id = s.space_id AND a.ip = c.ip)
+     SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
+       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields::jsonb
+     FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid
+             AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet OFFSET 0) s,
+       LATERAL (SELECT c.ip, c.id FROM ROWS FROM (unnest(:ips::inet[]), unnest(:ids::uuid[])) AS c(ip, id)
+         WHERE NOT EXISTS (SELECT 1 FROM subnets ch
+           WHERE ch.org_id = :orgId AND ch.parent_id = :subnetId AND ch.network >>= c.ip)
+           AND CASE WHEN EXISTS (SELECT 1 FROM addresses a
+               WHERE a.org_id = :orgId AND a.space_id = s.space_id AND a.ip = c.ip)
              THEN false
-             ELSE pg_try_advisory_xact_lock(hashtextextended('address:' || $1::uuid || ':' || s.space_id || ':' || host(c.ip), 0))
+             ELSE pg_try_advisory_xact_lock(
+               hashtextextended('address:' || :orgId::uuid || ':' || s.space_id || ':' || host(c.ip), 0))
            END
-         LIMIT $5) candidate
-     ${limited ? 'WHERE (SELECT count(*) FROM addresses WHERE org_id = $1) + $5 <= $15' : ''}
+         LIMIT :count) candidate
+     ${limited ? 'WHERE (SELECT count(*) FROM addresses WHERE org_id = :orgId) + :count <= :limit' : ''}
      ON CONFLICT DO NOTHING
      RETURNING ${ADDRESS_COLUMNS}`,
   );
@@ -176,32 +190,28 @@ export const insertAllocatedStep = (
   values: Omit<AddressInsert, 'ip' | 'vrfId'>,
   limit: number | null,
 ) => {
-  const common = [
+  const params = {
+    ...written(values),
+    vrfId: basis.vrfId,
+    isPool: basis.isPool,
+    gateway: basis.gateway,
     orgId,
-    values.subnetId,
-    basis.vrfId,
-    `{${candidates.map((c) => c.ip).join(',')}}`,
+    ips: candidates.map((c) => c.ip),
+    ids: candidates.map((c) => c.id),
     count,
-    values.hostname ?? null,
-    values.macAddress ?? null,
-    values.description ?? null,
-    values.status ?? 'assigned',
-    values.owner ?? null,
-    values.customFields === undefined || values.customFields === null ? null : JSON.stringify(values.customFields),
-    basis.isPool,
-    basis.gateway,
-    `{${candidates.map((c) => c.id).join(',')}}`,
-  ];
-  return limit === null ? insertAllocatedUnlimited.step(...common) : insertAllocatedLimited.step(...common, limit);
+    limit,
+  };
+  return limit === null ? insertAllocatedUnlimited.step(params) : insertAllocatedLimited.step(params);
 };
 
-const allocated = prepared(
+const allocated = prepared<unknown, { ids: string[]; count: number }>(
   'addresses_allocated',
-  `SELECT ipam_require((SELECT count(*) FROM addresses WHERE id = ANY($1::uuid[])) = $2, 'fewer addresses allocated')`,
+  `SELECT ipam_require((SELECT count(*) FROM addresses WHERE id = ANY(:ids::uuid[])) = :count,
+     'fewer addresses allocated')`,
 );
 
 /** A step that fails (SQLSTATE P0001) unless `count` of these ids are addresses: the allocation got them all. */
-export const requireAllocatedStep = (ids: string[], count: number) => allocated.step(`{${ids.join(',')}}`, count);
+export const requireAllocatedStep = (ids: string[], count: number) => allocated.step({ ids, count });
 
 /** Inserts the rows whose ip is free in the space; answers the rows created. */
 export const insertSkippingAssigned = (db: Db, orgId: string, rows: AddressInsert[]) =>

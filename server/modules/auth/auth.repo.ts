@@ -95,28 +95,31 @@ export async function deleteSessionByHash(db: Db, tokenHash: string) {
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 
-const userWithOrganization = prepared<{
-  id: string;
-  email: string;
-  name: string;
-  emailVerified: boolean;
-  role: Role;
-  createdAt: Date;
-  orgName: string;
-  slug: string;
-  plan: Plan;
-  orgCreatedAt: Date;
-  orgUpdatedAt: Date;
-}>(
+const userWithOrganization = prepared<
+  {
+    id: string;
+    email: string;
+    name: string;
+    emailVerified: boolean;
+    role: Role;
+    createdAt: Date;
+    orgName: string;
+    slug: string;
+    plan: Plan;
+    orgCreatedAt: Date;
+    orgUpdatedAt: Date;
+  },
+  { orgId: string; userId: string }
+>(
   'user_with_organization',
   `SELECT u.id, u.email, u.name, u.email_verified AS "emailVerified", u.role, u.created_at AS "createdAt",
      o.name AS "orgName", o.slug, o.plan, o.created_at AS "orgCreatedAt", o.updated_at AS "orgUpdatedAt"
    FROM users u JOIN organizations o ON o.id = u.org_id
-   WHERE u.org_id = $1 AND u.id = $2`,
+   WHERE u.org_id = :orgId AND u.id = :userId`,
 );
 
 export async function getUserWithOrganization(db: Db, orgId: string, userId: string) {
-  const [r] = await userWithOrganization(db, orgId, userId);
+  const [r] = await userWithOrganization(db, { orgId, userId });
   if (!r) return null;
   return {
     user: {

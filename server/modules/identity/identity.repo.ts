@@ -10,21 +10,21 @@ const principalQuery = (from: string) => `
   SELECT u.id AS "userId", u.org_id AS "orgId", u.role, o.plan, o.limit_overrides AS "limitOverrides", ${from}
   JOIN organizations o ON o.id = u.org_id`;
 
-const principalByKeyHash = prepared<Principal>(
+const principalByKeyHash = prepared<Principal, { keyHash: string }>(
   'principal_by_key_hash',
   `${principalQuery(`k.id AS "keyId", k.permissions, k.last_used_at AS "lastUsedAt"
-  FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id`)} WHERE k.key_hash = $1`,
+  FROM api_keys k JOIN users u ON u.id = k.user_id AND u.org_id = k.org_id`)} WHERE k.key_hash = :keyHash`,
 );
 
-const principalBySessionHash = prepared<Principal & { expiresAt: Date }>(
+const principalBySessionHash = prepared<Principal & { expiresAt: Date }, { tokenHash: string }>(
   'principal_by_session_hash',
   `${principalQuery(`NULL::uuid AS "keyId", NULL::text[] AS permissions, NULL::timestamptz AS "lastUsedAt",
     s.expires_at AS "expiresAt"
-  FROM sessions s JOIN users u ON u.id = s.user_id`)} WHERE s.token_hash = $1 AND s.expires_at > now()`,
+  FROM sessions s JOIN users u ON u.id = s.user_id`)} WHERE s.token_hash = :tokenHash AND s.expires_at > now()`,
 );
 
 export async function findPrincipalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {
-  return (await principalByKeyHash(db, keyHash))[0] ?? null;
+  return (await principalByKeyHash(db, { keyHash }))[0] ?? null;
 }
 
 /** The caller of a session, and when the session ends. */
@@ -32,7 +32,7 @@ export async function findPrincipalBySessionHash(
   db: Db,
   tokenHash: string,
 ): Promise<{ principal: Principal; expiresAt: Date } | null> {
-  const [row] = await principalBySessionHash(db, tokenHash);
+  const [row] = await principalBySessionHash(db, { tokenHash });
   if (!row) return null;
   const { expiresAt, ...principal } = row;
   return { principal, expiresAt };
@@ -102,7 +102,7 @@ export async function insertApiKey(
   const result = await db.execute(sql`
     INSERT INTO api_keys (org_id, user_id, name, key_hash, key_prefix, permissions)
     SELECT u.org_id, u.id, ${values.name}, ${values.keyHash}, ${values.keyPrefix},
-      ${`{${values.permissions.join(',')}}`}::text[]
+      ${sql.param(values.permissions)}::text[]
     FROM users u WHERE u.org_id = ${values.orgId} AND u.id = ${values.userId} FOR KEY SHARE
     RETURNING id`);
   return rowsOf<{ id: string }>(result)[0];
@@ -133,13 +133,13 @@ export async function getOrganization(db: Db, orgId: string) {
  * limit checks and the inserts they guard are serialised per organisation. NO KEY UPDATE does not
  * conflict with the key-share locks that inserts referencing the organisation take.
  */
-const organizationLocked = prepared<{ plan: Plan; limitOverrides: Record<string, number | null> }>(
+const organizationLocked = prepared<{ plan: Plan; limitOverrides: Record<string, number | null> }, { orgId: string }>(
   'organization_locked',
-  'SELECT plan, limit_overrides AS "limitOverrides" FROM organizations WHERE id = $1 FOR NO KEY UPDATE',
+  'SELECT plan, limit_overrides AS "limitOverrides" FROM organizations WHERE id = :orgId FOR NO KEY UPDATE',
 );
 
 /** `lockOrganization` as a step of a pipeline. */
-export const lockOrganizationStep = (orgId: string) => organizationLocked.step(orgId);
+export const lockOrganizationStep = (orgId: string) => organizationLocked.step({ orgId });
 
 export async function lockOrganization(db: Db, orgId: string) {
   const [row] = await db

@@ -6,12 +6,18 @@ import { sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 
-const lockSpace = prepared('lock_space', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
-const lockSpaceShared = prepared('lock_space_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
+const lockSpace = prepared<unknown, { key: string }>(
+  'lock_space',
+  'SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))',
+);
+const lockSpaceShared = prepared<unknown, { key: string }>(
+  'lock_space_shared',
+  'SELECT pg_advisory_xact_lock_shared(hashtextextended(:key, 0))',
+);
 
 /** Takes the advisory lock of `key` until the transaction ends, exclusive or shared. */
 export const lockSpaceKey = (db: Db, key: string, mode: 'exclusive' | 'shared') =>
-  (mode === 'shared' ? lockSpaceShared : lockSpace)(db, key);
+  (mode === 'shared' ? lockSpaceShared : lockSpace)(db, { key });
 
 /** What an address needs of its subnet: its range, pool flag and VRF. */
 export interface AddressHome {
@@ -21,37 +27,40 @@ export interface AddressHome {
 }
 
 const HOME_COLUMNS = 'network, is_pool AS "isPool", vrf_id AS "vrfId"';
-const addressHome = prepared<AddressHome>(
+/** A subnet of the organisation. */
+type SubnetOf = { orgId: string; subnetId: string };
+
+const addressHome = prepared<AddressHome, SubnetOf>(
   'address_home',
-  `SELECT ${HOME_COLUMNS} FROM subnets WHERE org_id = $1 AND id = $2`,
+  `SELECT ${HOME_COLUMNS} FROM subnets WHERE org_id = :orgId AND id = :subnetId`,
 );
 // The key is built as spaces.ts's lockKey builds it: space_id is spaceOf(vrf_id), stored.
-const addressHomeLocked = prepared<AddressHome>(
+const addressHomeLocked = prepared<AddressHome, SubnetOf>(
   'address_home_locked',
   `SELECT ${HOME_COLUMNS}, pg_advisory_xact_lock_shared(hashtextextended('subnets:' || org_id || ':' || space_id, 0))
-   FROM subnets WHERE org_id = $1 AND id = $2`,
+   FROM subnets WHERE org_id = :orgId AND id = :subnetId`,
 );
 
 /** The organisation's subnet as an address's home; undefined when there is none. */
 export const addressHomeOf = async (db: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> =>
-  (await addressHome(db, orgId, subnetId))[0];
+  (await addressHome(db, { orgId, subnetId }))[0];
 
 /**
  * The same, with its space locked shared until the transaction ends (as `lockSpaces(…, 'shared')`), as a step
  * of the pipeline writing one address: no row when the organisation has no such subnet. (The row is as it was
  * before the lock was waited for: the statements after it see what a subnet write holding the space did.)
  */
-export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressHomeLocked.step(orgId, subnetId);
+export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressHomeLocked.step({ orgId, subnetId });
 
 /** The same, run alone: the home as it was before the lock was waited for; undefined when there is none. */
 export const addressHomeLockedOf = async (db: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> =>
-  (await addressHomeLocked(db, orgId, subnetId))[0];
+  (await addressHomeLocked(db, { orgId, subnetId }))[0];
 
 /** The organisation's subnets among `ids` as addresses' homes, by id (those it has). */
 export async function addressHomesOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, AddressHome>> {
   if (ids.length === 0) return new Map();
   const result = await db.execute(sql`
-    SELECT id, ${sql.raw(HOME_COLUMNS)} FROM subnets WHERE org_id = ${orgId} AND id = ANY(${`{${ids.join(',')}}`}::uuid[])`);
+    SELECT id, ${sql.raw(HOME_COLUMNS)} FROM subnets WHERE org_id = ${orgId} AND id = ANY(${sql.param(ids)}::uuid[])`);
   return new Map(rowsOf<AddressHome & { id: string }>(result).map((row) => [row.id, row]));
 }
 
@@ -62,12 +71,12 @@ export interface AllocationHome extends AddressHome {
   children: string[];
 }
 
-const allocationHome = prepared<AllocationHome & { head: string[] }>(
+const allocationHome = prepared<AllocationHome & { head: string[] }, SubnetOf & { records: number }>(
   'allocation_home',
   `SELECT id, ${HOME_COLUMNS}, host(gateway) AS gateway,
      ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
-     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip LIMIT $3) AS head
-   FROM subnets s WHERE org_id = $1 AND id = $2`,
+     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip LIMIT :records) AS head
+   FROM subnets s WHERE org_id = :orgId AND id = :subnetId`,
 );
 
 /**
@@ -76,7 +85,7 @@ const allocationHome = prepared<AllocationHome & { head: string[] }>(
  * has no such subnet.
  */
 export async function allocationHomeOf(db: Db, orgId: string, subnetId: string, records: number) {
-  const [home] = await allocationHome(db, orgId, subnetId, records);
+  const [home] = await allocationHome(db, { orgId, subnetId, records });
   return home;
 }
 
@@ -89,6 +98,6 @@ export async function homesByNetwork(db: Db, orgId: string, networks: string[]):
   const result = await db.execute(sql`
     SELECT s.id, s.network::text AS network, s.is_pool AS "isPool", s.vrf_id AS "vrfId", v.name AS "vrfName"
     FROM subnets s LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
-    WHERE s.org_id = ${orgId} AND s.network = ANY(${`{${networks.join(',')}}`}::cidr[])`);
+    WHERE s.org_id = ${orgId} AND s.network = ANY(${sql.param(networks)}::cidr[])`);
   return rowsOf<NamedHome>(result);
 }

@@ -13,34 +13,37 @@ const hostBounds = (network: string) => {
  * One subnet with its resolved names, its used count (address records of its space inside its range, less
  * those inside its outermost untracked descendants) and its direct children: one round trip.
  */
-const subnetWithUsage = prepared<{
-  id: string;
-  org_id: string;
-  parent_id: string | null;
-  folder_id: string | null;
-  vrf_id: string | null;
-  space_id: string;
-  vlan_id: string | null;
-  location_id: string | null;
-  network: string;
-  name: string;
-  description: string;
-  is_pool: boolean;
-  gateway: string | null;
-  dns_primary: string | null;
-  dns_secondary: string | null;
-  scan_enabled: boolean;
-  tracked: boolean;
-  custom_fields: Record<string, unknown> | null;
-  created_at: Date;
-  updated_at: Date;
-  folder_name: string | null;
-  vlan_number: number | null;
-  vrf_name: string | null;
-  location_name: string | null;
-  used: number;
-  children: { id: string; network: string; name: string }[];
-}>(
+const subnetWithUsage = prepared<
+  {
+    id: string;
+    org_id: string;
+    parent_id: string | null;
+    folder_id: string | null;
+    vrf_id: string | null;
+    space_id: string;
+    vlan_id: string | null;
+    location_id: string | null;
+    network: string;
+    name: string;
+    description: string;
+    is_pool: boolean;
+    gateway: string | null;
+    dns_primary: string | null;
+    dns_secondary: string | null;
+    scan_enabled: boolean;
+    tracked: boolean;
+    custom_fields: Record<string, unknown> | null;
+    created_at: Date;
+    updated_at: Date;
+    folder_name: string | null;
+    vlan_number: number | null;
+    vrf_name: string | null;
+    location_name: string | null;
+    used: number;
+    children: { id: string; network: string; name: string }[];
+  },
+  { orgId: string; id: string }
+>(
   'subnet_with_usage',
   `SELECT s.id, s.org_id, s.parent_id, s.folder_id, s.vrf_id, s.space_id, s.vlan_id, s.location_id, s.network,
      s.name, s.description, s.is_pool, s.gateway, s.dns_primary, s.dns_secondary, s.scan_enabled, s.tracked,
@@ -62,11 +65,11 @@ const subnetWithUsage = prepared<{
    LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
    LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
    LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id
-   WHERE s.org_id = $1 AND s.id = $2`,
+   WHERE s.org_id = :orgId AND s.id = :id`,
 );
 
 export async function getWithUsage(db: Db, orgId: string, id: string) {
-  const [r] = await subnetWithUsage(db, orgId, id);
+  const [r] = await subnetWithUsage(db, { orgId, id });
   if (!r) return undefined;
   const subnet: SubnetRow = {
     id: r.id,

@@ -72,8 +72,8 @@ export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) 
 /** The positions (from 0) of the (space, network) pairs the organisation already has a subnet for. */
 export async function existingNetworks(db: Db, orgId: string, pairs: { spaceId: string; network: string }[]) {
   if (pairs.length === 0) return new Set<number>();
-  const spaceIds = `{${pairs.map((p) => p.spaceId).join(',')}}`;
-  const networks = `{${pairs.map((p) => p.network).join(',')}}`;
+  const spaceIds = sql.param(pairs.map((p) => p.spaceId));
+  const networks = sql.param(pairs.map((p) => p.network));
   const result = await db.execute(sql`
     SELECT pair.n::int - 1 AS i
     FROM unnest(${spaceIds}::uuid[], ${networks}::cidr[]) WITH ORDINALITY AS pair(space_id, network, n)
@@ -309,7 +309,7 @@ export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: strin
  */
 export async function nestInserted(db: Db, orgId: string, ids: string[]) {
   if (ids.length === 0) return;
-  const idArray = `{${ids.join(',')}}`;
+  const idArray = sql.param(ids);
   const fresh = sql`p.org_id = ${orgId} AND p.id = ANY(${idArray}::uuid[])`;
   await db.execute(sql`UPDATE subnets p SET parent_id = (
       SELECT c.id FROM subnets c
