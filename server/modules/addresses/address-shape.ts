@@ -77,10 +77,10 @@ export const PACKED_FIELDS = ADDRESS_FIELDS.map((field) =>
 ).join(', ');
 
 /** An address as the API shows it, of each field's value (undefined: absent), in ADDRESS_FIELDS' order. */
-function build(subnetId: string, valueOf: (field: Field, i: number) => unknown): AddressDto {
+function build(subnetId: string, fieldValue: (field: Field, i: number) => unknown): AddressDto {
   const address: Record<string, unknown> = {};
   ADDRESS_FIELDS.forEach((field, i) => {
-    const value = valueOf(field, i);
+    const value = fieldValue(field, i);
     if (value !== undefined) address[field.name] = value;
     if (field.name === 'id') address.subnet_id = subnetId;
   });

@@ -124,16 +124,56 @@ export const insertIfAllowedStep = (
   return rules.limit === null ? insertOne.step(params) : insertOneLimited.step(params);
 };
 
-const inserted = prepared<unknown, { id: string }>(
-  'address_inserted',
-  `SELECT ipam_require(EXISTS (SELECT 1 FROM addresses WHERE id = :id), 'address ' || :id || ' not created')`,
-);
+/** Why the guarded insert wrote nothing: the first of its rules, in the order the API checks them, that failed. */
+export type Refusal =
+  | { rule: 'no_subnet' }
+  | { rule: 'limit'; count: number }
+  | { rule: 'outside' | 'edge'; network: string }
+  | { rule: 'child'; network: string; id: string }
+  | { rule: 'unknown' };
 
 /**
- * A step that fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded
- * insert do not run, and the batch rolls back, when the insert wrote nothing.
+ * Fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded insert do not
+ * run, and the batch rolls back, when the insert wrote nothing; its message is then the Refusal, as JSON,
+ * worked out by the insert's own rules (only when it refused: the SELECT list runs only if the WHERE holds).
  */
-export const requireInsertedStep = (id: string) => inserted.step({ id });
+const inserted = prepared<
+  unknown,
+  { orgId: string; subnetId: string; id: string; ip: string; edgePrefixes: number[]; limit: number | null }
+>(
+  'address_inserted',
+  `SELECT ipam_require(false, coalesce((
+     SELECT CASE
+       WHEN s.id IS NULL THEN json_build_object('rule', 'no_subnet')
+       WHEN :limit::int IS NOT NULL AND (SELECT count(*) FROM addresses WHERE org_id = :orgId) >= :limit::int
+         THEN json_build_object('rule', 'limit', 'count', (SELECT count(*) FROM addresses WHERE org_id = :orgId))
+       WHEN NOT :ip::inet <<= s.network THEN json_build_object('rule', 'outside', 'network', s.network::text)
+       WHEN NOT (s.is_pool OR masklen(s.network) <> ALL(:edgePrefixes::int[]))
+         THEN json_build_object('rule', 'edge', 'network', s.network::text)
+       ELSE (SELECT json_build_object('rule', 'child', 'network', c.network::text, 'id', c.id) FROM subnets c
+             WHERE c.org_id = :orgId AND c.parent_id = :subnetId AND c.network >>= :ip::inet LIMIT 1)
+     END
+     FROM (SELECT 1) one LEFT JOIN subnets s ON s.org_id = :orgId AND s.id = :subnetId), json_build_object('rule', 'unknown'))::text)
+   WHERE NOT EXISTS (SELECT 1 FROM addresses WHERE id = :id)`,
+);
+
+/** The check after the guarded insert (see inserted), with the same values. */
+export const requireInsertedStep = (
+  orgId: string,
+  id: string,
+  values: { subnetId: string; ip: string },
+  rules: { edgePrefixes: number[]; limit: number | null },
+) => inserted.step({ orgId, id, subnetId: values.subnetId, ip: values.ip, ...rules });
+
+/** The Refusal a failed requireInsertedStep carries (see inserted). */
+export const refusalOf = (error: unknown): Refusal => {
+  const message = error instanceof Error ? error.message : '';
+  try {
+    return JSON.parse(message) as Refusal;
+  } catch {
+    return { rule: 'unknown' };
+  }
+};
 
 /**
  * Inserts addresses of one subnet, with the ids given, at the first `count` of `ips` (in order) that are in

@@ -11,7 +11,7 @@ import type {
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
 import { onOneConnection, pipeline, transaction } from '../../db/pipeline';
-import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation } from '../../errors';
+import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation, notFound } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
@@ -28,7 +28,6 @@ import { given, orNotFound, orRowError, type RowOutcome } from '../shared/result
 import { first } from '../shared/rows';
 import {
   type AddressHome,
-  addressHomeOf,
   addressHomesOf,
   allocationHomeOf,
   lockAddressHome,
@@ -118,8 +117,8 @@ export async function getAddress(db: Db, caller: Principal, id: string) {
 /**
  * One pipeline, one round trip, one transaction: the organisation's row locked on limited plans, the subnet
  * read with its shared space lock, the insert guarded by the rules (inside the subnet, assignable, in no
- * child, under the limit), a check that it wrote, and the activity entry and events. When a rule refuses
- * the address the batch rolls back, and which rule is found out afterwards, on the rare path.
+ * child, under the limit), a check that it wrote (which, when it did not, names the rule that refused it),
+ * and the activity entry and events. A refusal rolls the batch back and is answered as its rule says.
  */
 export async function createAddress(
   db: Db,
@@ -137,33 +136,45 @@ export async function createAddress(
     status: input.status,
     ...givenFields(input),
   };
-  const limit = limitOf(caller, 'addresses');
+  const rules = { edgePrefixes: edgePrefixes(parsed), limit: limitOf(caller, 'addresses') };
   const activity = await activitySteps(db, caller, [
     { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },
   ]);
-  // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
-  const locks = [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)];
   try {
     return await pipeline(
       db,
       {
-        locks,
-        inserted: repo.insertIfAllowedStep(orgId, id, values, { edgePrefixes: edgePrefixes(parsed), limit }),
-        check: repo.requireInsertedStep(id),
+        // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
+        locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+        inserted: repo.insertIfAllowedStep(orgId, id, values, rules),
+        check: repo.requireInsertedStep(orgId, id, values, rules),
         activity,
       },
       answered(({ inserted }) => toDto(first(inserted, 'the inserted address'))),
     );
   } catch (error) {
-    if (!isUniqueViolation(error) && !isRequirementFailed(error)) throw error;
-    // Which rule refused it, in the order of the checks: 404, 402, then the address itself.
-    const subnet = homeOf(await addressHomeOf(db, orgId, subnetId));
-    if (limit !== null) assertCallerWithinLimit(caller, 'addresses', await repo.countInOrg(db, orgId));
-    assignableIp(subnet, input.ip);
     if (isUniqueViolation(error)) throw duplicate(`ip: ${values.ip} is already assigned`);
-    await assertNotInChild(db, orgId, subnetId, [values.ip]);
-    throw error;
+    if (!isRequirementFailed(error)) throw error;
+    refuse(caller, input.ip, repo.refusalOf(error), error);
   }
+}
+
+/** Throws the answer to an address the guarded insert refused, by the rule that refused it. */
+function refuse(caller: Principal, ip: string, refusal: repo.Refusal, error: unknown): never {
+  switch (refusal.rule) {
+    case 'no_subnet':
+      throw notFound('Subnet');
+    case 'limit':
+      assertCallerWithinLimit(caller, 'addresses', refusal.count);
+      break;
+    case 'outside':
+      throw badRequest(`ip: ${ip} is outside ${refusal.network}`);
+    case 'edge':
+      throw badRequest(`ip: ${ip} is the network or broadcast address of ${refusal.network}`);
+    case 'child':
+      throw badRequest(`ip: ${ip} belongs to the child subnet ${refusal.network} (${refusal.id}); create it there`);
+  }
+  throw error;
 }
 
 /**
