@@ -11,7 +11,7 @@
  */
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
-import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS } from './address-shape';
+import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS } from './address-shape.repo';
 
 const FIELD = '\x1f';
 const ROW = '\x1e';

@@ -3,7 +3,7 @@ import { type Db, rowsOf } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
 import { first } from '../shared/rows';
-import { ADDRESS_COLUMNS, type AddressRow } from './address-shape';
+import { ADDRESS_COLUMNS, type AddressRow } from './address-shape.repo';
 
 export type AddressInsert = Omit<typeof addresses.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
 export type AddressChanges = Partial<

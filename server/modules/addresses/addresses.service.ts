@@ -10,19 +10,12 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { onOneConnection, pipeline, transaction } from '../../db/pipeline';
+import { onOneConnection, transaction } from '../../db/pipeline';
 import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation, notFound } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
-import {
-  activitySteps,
-  recordActivities,
-  recordCreatedMany,
-  recordDelete,
-  recordUpdate,
-} from '../activity/activity.service';
-import { answered, keepAnswer } from '../idempotency/idempotency.service';
+import { recordActivities, recordCreatedMany, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
@@ -36,8 +29,9 @@ import {
   spaceOf,
 } from '../subnets/spaces';
 import { firstWindowSize, freeAddresses } from '../subnets/subnet-space.service';
+import { commitChange, commitTransaction } from '../writes/writes';
 import { pageInSubnet } from './address-page.repo';
-import { type AddressDto, toDto } from './address-shape';
+import { type AddressDto, toDto } from './address-shape.repo';
 import * as repo from './addresses.repo';
 
 /** Any accepted MAC form, stored lower-case and colon-separated; '' clears. */
@@ -137,21 +131,19 @@ export async function createAddress(
     ...givenFields(input),
   };
   const rules = { edgePrefixes: edgePrefixes(parsed), limit: limitOf(caller, 'addresses') };
-  const activity = await activitySteps(db, caller, [
-    { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },
-  ]);
   try {
-    return await pipeline(
-      db,
-      {
-        // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
-        locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+    return await commitChange(db, caller, {
+      // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
+      locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+      steps: {
         inserted: repo.insertIfAllowedStep(orgId, id, values, rules),
         check: repo.requireInsertedStep(orgId, id, values, rules),
-        activity,
       },
-      answered(({ inserted }) => toDto(first(inserted, 'the inserted address'))),
-    );
+      activity: [
+        { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },
+      ],
+      answer: ({ inserted }) => toDto(first(inserted, 'the inserted address')),
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicate(`ip: ${values.ip} is already assigned`);
     if (!isRequirementFailed(error)) throw error;
@@ -189,7 +181,7 @@ export async function batchCreateAddresses(
   input: z.infer<typeof BatchCreateAddressesBody>,
 ) {
   const orgId = caller.orgId;
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
     const take = await limitRoomLocked(tx, caller, 'addresses', () => repo.countInOrg(tx, orgId));
     const subnet = homeOf(await lockAddressHome(tx, orgId, subnetId));
@@ -200,7 +192,7 @@ export async function batchCreateAddresses(
     const rows = ips.map((ip) => ({ subnetId, vrfId: subnet.row.vrfId, ip, status: input.status }));
     const inserted = await repo.insertSkippingAssigned(tx, orgId, rows);
     await recordCreatedMany(tx, caller, 'batch_create', 'address', inserted, addressFields);
-    return keepAnswer(tx, { created: inserted.length });
+    return { created: inserted.length };
   });
 }
 
@@ -227,7 +219,7 @@ export async function deleteAddress(db: Db, caller: Principal, id: string) {
  */
 export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
   const values = given({ status: input.status, owner: input.owner });
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     const ids = [...new Set(input.ids)];
     const before = new Map((await repo.lockMany(tx, caller.orgId, ids)).map((row) => [row.id, row]));
     const rows = await repo.updateMany(tx, caller.orgId, ids, values);
@@ -239,13 +231,13 @@ export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.i
         : [{ action: 'batch_update' as const, resourceType: 'address' as const, resourceId: row.id, changes }];
     });
     await recordActivities(tx, caller, entries);
-    return keepAnswer(tx, { updated: rows.length });
+    return { updated: rows.length };
   });
 }
 
 /** One `batch_delete` entry per address deleted. */
 export async function batchDeleteAddresses(db: Db, caller: Principal, ids: string[]) {
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     const rows = await repo.removeMany(tx, caller.orgId, [...new Set(ids)]);
     await recordActivities(
       tx,
@@ -257,7 +249,7 @@ export async function batchDeleteAddresses(db: Db, caller: Principal, ids: strin
         changes: deleted(addressFields(row)),
       })),
     );
-    return keepAnswer(tx, { deleted: rows.length });
+    return { deleted: rows.length };
   });
 }
 
@@ -414,23 +406,21 @@ export async function allocateAddresses(
           resourceId: id,
           changes: created(addressFields(newRow({ ...values, ip }))),
         }));
-        const steps = {
-          locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
-          inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
-          check: repo.requireAllocatedStep(
-            candidates.map((c) => c.id),
-            input.count,
-          ),
-          activity: await activitySteps(db, caller, entries, 'addresses'),
-        };
         try {
-          return {
-            addresses: await pipeline(
-              connection,
-              steps,
-              answered(({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto)),
-            ),
-          };
+          const addresses = await commitChange(connection, caller, {
+            locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+            steps: {
+              inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
+              check: repo.requireAllocatedStep(
+                candidates.map((c) => c.id),
+                input.count,
+              ),
+            },
+            activity: entries,
+            onlyExisting: 'addresses',
+            answer: ({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto),
+          });
+          return { addresses };
         } catch (error) {
           if (!isRequirementFailed(error)) throw error;
           return { short: subnet.network };

@@ -4,10 +4,10 @@ import type { Db } from '../../db/connection';
 import { transaction } from '../../db/pipeline';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import * as identity from '../identity/identity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
+import { commitTransaction } from '../writes/writes';
 import * as repo from './api-keys.repo';
 
 type ApiKeyDto = z.infer<typeof ApiKey>;
@@ -39,7 +39,7 @@ export async function createApiKey(
   caller: Principal,
   input: z.infer<typeof CreateApiKeyBody>,
 ): Promise<z.infer<typeof CreatedApiKey>> {
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await assertLimitLocked(tx, caller, 'api_keys', () => repo.countInOrg(tx, caller.orgId));
     const permissions = ordered(input.permissions);
     const { id, key } = await identity.createApiKey(
@@ -56,7 +56,7 @@ export async function createApiKey(
       changes: { name: [null, row.name], permissions: [null, row.permissions] },
     });
     const { last_used_at: _, ...dto } = toDto(row);
-    return keepAnswer(tx, { ...dto, key });
+    return { ...dto, key };
   });
 }
 

@@ -11,19 +11,18 @@ import {
   type ImportSubnetsResponse,
 } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { describeZod, HttpError } from '../../errors';
 import { formatCidr, parseCidr } from '../../ipam';
 import type { Principal } from '../../principal';
 import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
 import { ensureFolder } from '../folders/folders.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { ensureLocation } from '../locations/locations.service';
 import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
 import { homesByNetwork, type NamedHome } from '../subnets/spaces';
 import { importSubnets as createSubnets, parseNetwork, subnetValues } from '../subnets/subnets.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
+import { commitTransaction } from '../writes/writes';
 
 type SubnetRow = z.infer<typeof ImportSubnetRow>;
 type SubnetValues = ReturnType<typeof subnetValues>;
@@ -42,17 +41,17 @@ export async function importSubnets(
     const values = orRowError(() => subnetValues(row, noReferences));
     return isRowOutcome(values) ? { network: given, item: values } : { network: values.network, item: { row, values } };
   });
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     const named = namedObjects(tx, caller);
     const ready: Ready<SubnetValues>[] = [];
     for (const { network, item } of checked) {
       ready.push({ label: network, item: isRowOutcome(item) ? item : await withReferences(item, named) });
     }
     const outcomes = await createRemaining(ready, (values) => createSubnets(tx, caller, values));
-    return keepAnswer(tx, {
+    return {
       results: outcomes.map(({ label: network, outcome }, i) => ({ ...resultOf(outcome, i), network })),
       summary: summarise(outcomes.map(({ outcome }) => outcome)),
-    });
+    };
   });
 }
 
@@ -69,7 +68,7 @@ export async function importAddresses(
     const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
     return { ip, item: isRowOutcome(network) ? network : { row, network } };
   });
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
     const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {
@@ -79,10 +78,10 @@ export async function importAddresses(
       return { label: ip, item: isRowOutcome(home) ? home : { home, input } };
     });
     const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
-    return keepAnswer(tx, {
+    return {
       results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
       summary: summarise(outcomes.map(({ outcome }) => outcome)),
-    });
+    };
   });
 }
 

@@ -11,10 +11,10 @@ import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
 import { orNotFound, uniqueOr } from '../shared/results';
+import { commitTransaction } from '../writes/writes';
 
 /** What the shared transactions need to know of one plain resource. */
 export interface PlainResource<Row extends { id: string }, Values> {
@@ -78,9 +78,9 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
       answer: (row: Row) => Answer,
       check?: Check,
     ) =>
-      transaction(db, async (tx) => {
+      commitTransaction(db, async (tx) => {
         await check?.(tx);
-        return keepAnswer(tx, answer(await insert(tx, caller, values, duplicate)));
+        return answer(await insert(tx, caller, values, duplicate));
       }),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */
     update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>

@@ -2,14 +2,13 @@
 import type { z } from 'zod';
 import type { AllocateSubnetsBody } from '../../../contract/subnets.schemas';
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { badRequest, exhausted } from '../../errors';
 import { BITS, type Cidr, cidrRange, formatCidr, formatIp, freeBlocks, parseIp, rangeToBlocks } from '../../ipam';
 import type { Principal } from '../../principal';
 import { subnetFields } from '../activity/activity.changes';
 import { recordCreatedMany } from '../activity/activity.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
+import { commitTransaction } from '../writes/writes';
 import { load } from './subnet-space.service';
 import { insertManyNested, lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
@@ -34,7 +33,7 @@ export async function allocateSubnets(
       `prefix_length: must be longer than the subnet's /${cidr.prefix} and at most ${bits}, not ${input.prefix_length}`,
     );
   }
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await assertReferences(tx, orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), input.count);
     const parent = await lockSubnet(tx, orgId, parentId, row.vrfId);
@@ -58,7 +57,7 @@ export async function allocateSubnets(
     await recordCreatedMany(tx, caller, 'create', 'subnet', rows, subnetFields);
     const subnets = [];
     for (const row of rows) subnets.push((await getSubnetWithUsage(tx, orgId, row.id)).dto);
-    return keepAnswer(tx, subnets);
+    return subnets;
   });
 }
 

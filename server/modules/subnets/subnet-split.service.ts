@@ -1,12 +1,11 @@
 /** Splitting a subnet into equal parts. */
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
+import { commitTransaction } from '../writes/writes';
 import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';
 import { lockSubnet } from './subnets.hierarchy';
@@ -28,7 +27,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     );
   }
   const networks = splitCidr(cidr, parts).map(formatCidr);
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, orgId), parts - 1);
     const row = await lockSubnet(tx, orgId, id, before.vrfId);
     // The parts refer to its folder and VRF: kept from being deleted (a folder deleted meanwhile is none).
@@ -61,9 +60,6 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
         addresses_removed: [addressesRemoved, 0],
       },
     });
-    return keepAnswer(
-      tx,
-      created.map((c) => ({ id: c.id, network: c.network })),
-    );
+    return created.map((c) => ({ id: c.id, network: c.network }));
   });
 }

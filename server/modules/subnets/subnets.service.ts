@@ -8,7 +8,6 @@ import type { Principal } from '../../principal';
 import { deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreate, recordCreatedMany, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked, limitRoomLocked } from '../identity/limit-check';
 import * as locations from '../locations/locations.service';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
@@ -17,6 +16,7 @@ import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
+import { commitTransaction } from '../writes/writes';
 import { lockSpaces, spaceOf } from './spaces';
 import { getWithUsage } from './subnet-usage.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
@@ -138,7 +138,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     locationId: input.location_id ?? null,
   });
   const { network, vrfId } = values;
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await assertReferences(tx, caller.orgId, input);
     await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
     await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
@@ -146,14 +146,14 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     const row = await insertNested(tx, caller.orgId, values);
     await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
     const subnet = (await getSubnetWithUsage(tx, caller.orgId, row.id)).dto;
-    if (vrfId) return keepAnswer(tx, subnet);
+    if (vrfId) return subnet;
     const warnings = (await repo.overlappingInVrfs(tx, caller.orgId, network)).map((w) => ({
       id: w.id,
       network: w.network,
       name: w.name,
       vrf_name: w.vrfName,
     }));
-    return keepAnswer(tx, warnings.length > 0 ? { subnet, warnings } : subnet);
+    return warnings.length > 0 ? { subnet, warnings } : subnet;
   });
 }
 

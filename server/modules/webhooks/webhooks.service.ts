@@ -21,10 +21,10 @@ import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { keepAnswer } from '../idempotency/idempotency.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { given, orNotFound } from '../shared/results';
 import { first } from '../shared/rows';
+import { commitTransaction } from '../writes/writes';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';
 import { newWebhookSecret, webhookHeaders } from './signing';
 import * as repo from './webhooks.repo';
@@ -77,7 +77,7 @@ export async function createWebhook(
 ) {
   // The URL is part of the body's validation (400), so it is checked before the plan limit (402).
   await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
-  return transaction(context.db, async (tx) => {
+  return commitTransaction(context.db, async (tx) => {
     await assertLimitLocked(tx, caller, 'webhooks', () => repo.countInOrg(tx, caller.orgId));
     const row = await repo.insert(tx, caller.orgId, {
       url: input.url,
@@ -87,7 +87,7 @@ export async function createWebhook(
     });
     await recordCreate(tx, caller, 'webhook', row.id, activityFields(row));
     const { id, url, description, event_types, is_active } = toDto(row);
-    return keepAnswer(tx, { id, url, secret: row.secret, description, event_types, is_active });
+    return { id, url, secret: row.secret, description, event_types, is_active };
   });
 }
 
@@ -135,14 +135,14 @@ export async function listWebhookDeliveries(
 
 /** The signing secret is replaced in one statement: the next attempt, ping or event, is signed with the new one. */
 export async function rotateWebhookSecret(context: ServerContext, caller: Principal, id: string) {
-  return transaction(context.db, async (tx) => {
+  return commitTransaction(context.db, async (tx) => {
     orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
     const row = first(
       await repo.update(tx, caller.orgId, id, { secret: newWebhookSecret() }),
       'the locked webhook, updated',
     );
     await recordActivity(tx, caller, { action: 'rotate_secret', resourceType: 'webhook', resourceId: id, changes: {} });
-    return keepAnswer(tx, { secret: row.secret });
+    return { secret: row.secret };
   });
 }
 
