@@ -3,9 +3,9 @@
  * packed page (address-page.repo.ts) writes and reads it. The DTO of a row, the page's SQL and its decoder are
  * all derived from this list, and the columns a statement returns from the schema, so a field is added once.
  */
-import { getTableColumns } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Address } from '../../../contract/addresses.contract';
+import { columnsOf } from '../../db/columns';
 import { addresses } from '../../db/schema';
 import { isoTimestamp } from '../../db/timestamps';
 
@@ -100,6 +100,4 @@ export const fromPacked = (subnetId: string, texts: readonly string[]): AddressD
   });
 
 /** Every column of an address row, named as drizzle names a row's: the RETURNING list of raw statements. */
-export const ADDRESS_COLUMNS = Object.entries(getTableColumns(addresses))
-  .map(([key, column]) => (key === column.name ? key : `${column.name} AS "${key}"`))
-  .join(', ');
+export const ADDRESS_COLUMNS = columnsOf(addresses);

@@ -135,25 +135,14 @@ export type Refusal =
 /**
  * Fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded insert do not
  * run, and the batch rolls back, when the insert wrote nothing; its message is then the Refusal, as JSON,
- * worked out by the insert's own rules (only when it refused: the SELECT list runs only if the WHERE holds).
+ * worked out by the insert's own rules (ipam_address_refusal, migration 0016; run only on a refusal).
  */
 const inserted = prepared<
   unknown,
   { orgId: string; subnetId: string; id: string; ip: string; edgePrefixes: number[]; limit: number | null }
 >(
   'address_inserted',
-  `SELECT ipam_require(false, coalesce((
-     SELECT CASE
-       WHEN s.id IS NULL THEN json_build_object('rule', 'no_subnet')
-       WHEN :limit::int IS NOT NULL AND (SELECT count(*) FROM addresses WHERE org_id = :orgId) >= :limit::int
-         THEN json_build_object('rule', 'limit', 'count', (SELECT count(*) FROM addresses WHERE org_id = :orgId))
-       WHEN NOT :ip::inet <<= s.network THEN json_build_object('rule', 'outside', 'network', s.network::text)
-       WHEN NOT (s.is_pool OR masklen(s.network) <> ALL(:edgePrefixes::int[]))
-         THEN json_build_object('rule', 'edge', 'network', s.network::text)
-       ELSE (SELECT json_build_object('rule', 'child', 'network', c.network::text, 'id', c.id) FROM subnets c
-             WHERE c.org_id = :orgId AND c.parent_id = :subnetId AND c.network >>= :ip::inet LIMIT 1)
-     END
-     FROM (SELECT 1) one LEFT JOIN subnets s ON s.org_id = :orgId AND s.id = :subnetId), json_build_object('rule', 'unknown'))::text)
+  `SELECT ipam_require(false, ipam_address_refusal(:orgId, :subnetId, :ip, :edgePrefixes, :limit))
    WHERE NOT EXISTS (SELECT 1 FROM addresses WHERE id = :id)`,
 );
 

@@ -1,6 +1,9 @@
 /** The single-subnet read, the hottest query of the IPAM core: one prepared statement. */
+
+import { columnsOf } from '../../db/columns';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
+import { subnets } from '../../db/schema';
 import type { SubnetRow } from './subnets.repo';
 
 /** The host-length bounds of a cidr expression, for range conditions on the addresses index. */
@@ -14,41 +17,19 @@ const hostBounds = (network: string) => {
  * those inside its outermost untracked descendants) and its direct children: one round trip.
  */
 const subnetWithUsage = prepared<
-  {
-    id: string;
-    org_id: string;
-    parent_id: string | null;
-    folder_id: string | null;
-    vrf_id: string | null;
-    space_id: string;
-    vlan_id: string | null;
-    location_id: string | null;
-    network: string;
-    name: string;
-    description: string;
-    is_pool: boolean;
-    gateway: string | null;
-    dns_primary: string | null;
-    dns_secondary: string | null;
-    scan_enabled: boolean;
-    tracked: boolean;
-    custom_fields: Record<string, unknown> | null;
-    created_at: Date;
-    updated_at: Date;
-    folder_name: string | null;
-    vlan_number: number | null;
-    vrf_name: string | null;
-    location_name: string | null;
+  SubnetRow & {
+    folderName: string | null;
+    vlanNumber: number | null;
+    vrfName: string | null;
+    locationName: string | null;
     used: number;
     children: { id: string; network: string; name: string }[];
   },
   { orgId: string; id: string }
 >(
   'subnet_with_usage',
-  `SELECT s.id, s.org_id, s.parent_id, s.folder_id, s.vrf_id, s.space_id, s.vlan_id, s.location_id, s.network,
-     s.name, s.description, s.is_pool, s.gateway, s.dns_primary, s.dns_secondary, s.scan_enabled, s.tracked,
-     s.custom_fields, s.created_at, s.updated_at,
-     f.name AS folder_name, v.vlan_number, r.name AS vrf_name, l.name AS location_name,
+  `SELECT ${columnsOf(subnets, 's')},
+     f.name AS "folderName", v.vlan_number AS "vlanNumber", r.name AS "vrfName", l.name AS "locationName",
      (SELECT count(*) FROM addresses a
       WHERE a.org_id = s.org_id AND a.space_id = s.space_id AND a.ip BETWEEN ${hostBounds('s.network')})::int
      - (SELECT coalesce(sum((SELECT count(*) FROM addresses a
@@ -71,33 +52,6 @@ const subnetWithUsage = prepared<
 export async function getWithUsage(db: Db, orgId: string, id: string) {
   const [r] = await subnetWithUsage(db, { orgId, id });
   if (!r) return undefined;
-  const subnet: SubnetRow = {
-    id: r.id,
-    orgId: r.org_id,
-    parentId: r.parent_id,
-    folderId: r.folder_id,
-    vrfId: r.vrf_id,
-    spaceId: r.space_id,
-    vlanId: r.vlan_id,
-    locationId: r.location_id,
-    network: r.network,
-    name: r.name,
-    description: r.description,
-    isPool: r.is_pool,
-    gateway: r.gateway,
-    dnsPrimary: r.dns_primary,
-    dnsSecondary: r.dns_secondary,
-    scanEnabled: r.scan_enabled,
-    tracked: r.tracked,
-    customFields: r.custom_fields,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-  const names = {
-    folderName: r.folder_name,
-    vlanNumber: r.vlan_number,
-    vrfName: r.vrf_name,
-    locationName: r.location_name,
-  };
-  return { row: { subnet, ...names }, used: r.used, children: r.children };
+  const { folderName, vlanNumber, vrfName, locationName, used, children, ...subnet } = r;
+  return { row: { subnet, folderName, vlanNumber, vrfName, locationName }, used, children };
 }
