@@ -89,8 +89,9 @@ type Written = ReturnType<typeof written>;
  * Inserts an address with the given id into the organisation's subnet, in the subnet's VRF, only where the
  * rules allow it: the ip inside the subnet, not its network or broadcast address (`edgePrefixes`: the prefix
  * lengths of the non-pool subnets that could not assign it), and in no child subnet (it belongs there); with
- * a limit, the organisation under it (counted after the organisation's row was locked by an earlier step). No row when any fails. The subnet is found by its id alone (OFFSET 0 keeps the planner
- * from scanning subnets by their range for the containment test). The statement without a limit has no
+ * a limit, the organisation under it (counted after the organisation's row was locked by an earlier step).
+ * No row when any fails. The subnet is found by its id alone (OFFSET 0 keeps the planner from scanning
+ * subnets by their range for the containment test). The statement without a limit has no
  * count in its plan: a plan that might count would be planned anew on every execution.
  */
 const insertIfAllowed = (limited: boolean) =>
