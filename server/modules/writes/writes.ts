@@ -9,8 +9,11 @@ import { pipeline, type Results, type Step, type Steps, transaction } from '../.
 import { type ActivityRecord, type Actor, activitySteps } from '../activity/activity.service';
 import { answered, keepAnswer } from '../idempotency/idempotency.service';
 
+/** The names of a change's own statements: any but those the unit adds. */
+type ChangeSteps = Steps & { locks?: never; activity?: never };
+
 /** A change whose statements need nothing read before them: sent at once (one round trip, one commit). */
-export interface Change<S extends Steps, T> {
+export interface Change<S extends ChangeSteps, T> {
   /** The locks it takes first, in the order every write takes them (the organisation's row, then spaces). */
   locks: readonly Step<unknown>[];
   /** Its statements, by name: guarded writes, each followed by the check that fails the change when it refused. */
@@ -26,7 +29,7 @@ export interface Change<S extends Steps, T> {
 }
 
 /** Runs the change: its locks, its steps, its activity and events, and its answer, in one transaction. */
-export async function commitChange<const S extends Steps, T>(db: Db, caller: Actor, change: Change<S, T>) {
+export async function commitChange<const S extends ChangeSteps, T>(db: Db, caller: Actor, change: Change<S, T>) {
   const activity = await activitySteps(db, caller, change.activity, change.onlyExisting);
   return pipeline(db, { locks: change.locks, ...change.steps, activity }, answered(change.answer));
 }
