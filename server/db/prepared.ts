@@ -1,11 +1,14 @@
 import { types } from '@electric-sql/pglite';
 import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import { type Db, driverLink } from './types';
 
 /** A named statement, its parameters numbered ($1, $2 …) as the driver takes them. */
 export interface Statement {
   name: string;
   text: string;
+  /** A write run outside a transaction takes a pooled connection, never the multiplexed reads' (multiplexer.ts). */
+  writes?: boolean;
 }
 
 /** A statement with its values, as one step of a pipeline; `Row` is the type of its rows. */
@@ -19,10 +22,11 @@ export interface Step<Row> {
 const texts = new Map<string, string>();
 
 /** Runs one statement on the handle's driver: a named prepared statement on a PostgreSQL server. */
-export async function runStatement<Row>(db: Db, { name, text }: Statement, values: unknown[]): Promise<Row[]> {
+export async function runStatement<Row>(db: Db, { name, text, writes }: Statement, values: unknown[]): Promise<Row[]> {
   const link = db[driverLink];
   switch (link?.kind) {
     case 'pool':
+      if (writes) return (await link.pool.query<Row & pg.QueryResultRow>({ name, text, values })).rows;
       return link.statements.query<Row>(name, text, values);
     case 'connection':
       return (await link.client.query({ name, text, values })).rows;
@@ -65,12 +69,15 @@ function parsedAsTheDriver<Row>(result: unknown): Row[] {
 /** A named parameter, `:orgId`; not a cast (`::text`) nor inside a word. */
 const PARAMETER = /(?<![:\w]):([A-Za-z_]\w*)/g;
 
+/** A statement that may write (a `FOR UPDATE` read counts too: it is only ever meant inside a transaction). */
+const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
+
 /**
  * A SQL statement with named parameters (`:orgId`; arrays as arrays) for the hot paths and the writes: it goes
  * straight to the driver, on a PostgreSQL server as a named prepared statement (parsed and planned once per
- * connection), with no query building, in or out of a transaction. Outside a transaction it goes over the
- * multiplexed connections (multiplexer.ts), so it must only read there; a write belongs in a transaction or a
- * `pipeline`. Rows come back as the driver gives them. `step(params)` makes it one statement of a `pipeline`.
+ * connection), with no query building, in or out of a transaction. Outside a transaction a read goes over the
+ * multiplexed connections (multiplexer.ts) and a write over the pool. Rows come back as the driver gives them.
+ * `step(params)` makes it one statement of a `pipeline`.
  */
 export function prepared<Row, Params extends object = Record<never, never>>(name: string, named: string) {
   const order: string[] = [];
@@ -81,7 +88,7 @@ export function prepared<Row, Params extends object = Record<never, never>>(name
   // A connection keeps one statement per name: two texts under one name would fail at run time.
   if (texts.has(name) && texts.get(name) !== text) throw new Error(`Two prepared statements are named ${name}`);
   texts.set(name, text);
-  const statement = { name, text };
+  const statement = { name, text, writes: WRITES.test(text) };
   const valuesOf = (params: Params) =>
     order.map((param) => {
       // A name the statement uses that its caller's type lacks is a mistake in the statement.
