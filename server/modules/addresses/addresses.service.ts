@@ -10,7 +10,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { onOneConnection, transaction } from '../../db/pipeline';
+import { onOneConnection } from '../../db/pipeline';
 import { badRequest, duplicate, exhausted, isRequirementFailed, isUniqueViolation, notFound } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -198,7 +198,7 @@ export async function batchCreateAddresses(
 
 export async function updateAddress(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateAddressBody>) {
   const values = { ...givenFields(input), ...given({ status: input.status }) };
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));
@@ -207,7 +207,7 @@ export async function updateAddress(db: Db, caller: Principal, id: string, input
 }
 
 export async function deleteAddress(db: Db, caller: Principal, id: string) {
-  await transaction(db, async (tx) => {
+  await commitTransaction(db, async (tx) => {
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Address');
     await recordDelete(tx, caller, 'address', id, addressFields(row));
   });

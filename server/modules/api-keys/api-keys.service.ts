@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '../../../contract/api-keys.contract';
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import * as identity from '../identity/identity.service';
@@ -62,7 +61,7 @@ export async function createApiKey(
 
 /** Deletes at once, so the next request with the key is a 401. Another member's key is a 404 to a non-admin. */
 export async function revokeApiKey(db: Db, caller: Principal, id: string): Promise<void> {
-  await transaction(db, async (tx) => {
+  await commitTransaction(db, async (tx) => {
     const key = orNotFound(await repo.remove(tx, caller.orgId, id, ownerScope(caller)), 'API key');
     await recordActivity(tx, caller, {
       action: 'revoke',

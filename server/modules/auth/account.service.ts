@@ -1,8 +1,8 @@
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { badRequest, unauthenticated } from '../../errors';
 import type { Principal } from '../../principal';
 import { lockOrganization } from '../identity/identity.service';
+import { commitTransaction } from '../writes/writes';
 import * as repo from './auth.repo';
 
 /**
@@ -12,7 +12,7 @@ import * as repo from './auth.repo';
  * leave members without an admin. Answers whether the organisation was deleted.
  */
 export async function deleteAccount(db: Db, caller: Principal): Promise<{ organizationDeleted: boolean }> {
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await lockOrganization(tx, caller.orgId);
     const members = await repo.memberRoles(tx, caller.orgId);
     const me = members.find((m) => m.id === caller.userId);

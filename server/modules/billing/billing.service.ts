@@ -17,6 +17,7 @@ import { badRequest, HttpError, notFound } from '../../errors';
 import type { Principal } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import { effectiveLimits } from '../plans/limits';
+import { commitTransaction } from '../writes/writes';
 import * as repo from './billing.repo';
 import { isStripeError, stripeOf, verifiedEvent } from './stripe';
 
@@ -158,7 +159,7 @@ export async function renameOrganization(
   caller: Principal,
   name: string,
 ): Promise<z.infer<typeof Organization>> {
-  return transaction(context.db, async (tx) => {
+  return commitTransaction(context.db, async (tx) => {
     const before = await repo.lockAccount(tx, caller.orgId);
     const after = await repo.rename(tx, caller.orgId, name);
     if (!before || !after) throw notFound('Organization');

@@ -84,7 +84,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
       }),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */
     update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>
-      transaction(db, async (tx) => {
+      commitTransaction(db, async (tx) => {
         await check?.(tx);
         const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), name);
         const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
@@ -92,7 +92,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
         return row;
       }),
     remove: async (db: Db, caller: Principal, id: string) => {
-      await transaction(db, async (tx) => {
+      await commitTransaction(db, async (tx) => {
         const row = orNotFound(await repo.remove(tx, caller.orgId, id), name);
         await recordDelete(tx, caller, type, id, fields(row));
       });

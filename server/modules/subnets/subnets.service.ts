@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { badRequest } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -162,7 +161,7 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
   const current = orNotFound(await repo.get(db, orgId, id), 'Subnet');
   const cidr = parseCidr(current.network)!.cidr;
   const hosts = hostFields(input, cidr);
-  await transaction(db, async (tx) => {
+  await commitTransaction(db, async (tx) => {
     await assertReferences(tx, orgId, input);
     const values: Partial<repo.SubnetInsert> = given({
       name: input.name,
@@ -201,7 +200,7 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
 
 export async function deleteSubnet(db: Db, caller: Principal, id: string) {
   const subnet = orNotFound(await repo.get(db, caller.orgId, id), 'Subnet');
-  await transaction(db, async (tx) => {
+  await commitTransaction(db, async (tx) => {
     await lockSubnet(tx, caller.orgId, id, subnet.vrfId);
     // One entry per subnet the delete cascades to, with the address records it took along (not one per address).
     const removed = await repo.subtreeWithAddressCounts(tx, caller.orgId, id);

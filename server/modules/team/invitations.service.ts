@@ -12,6 +12,7 @@ import { lockOrganization } from '../identity/identity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { hashToken } from '../identity/tokens';
 import { orNotFound } from '../shared/results';
+import { commitTransaction } from '../writes/writes';
 import * as invitations from './invitations.repo';
 import * as team from './team.repo';
 
@@ -119,7 +120,7 @@ export async function listInvitations(context: ServerContext, caller: Principal)
 
 /** Cancels an invitation not yet accepted (an expired one too): its link stops working, its seat is freed. */
 export async function cancelInvitation(context: ServerContext, caller: Principal, id: string) {
-  await transaction(context.db, async (tx) => {
+  await commitTransaction(context.db, async (tx) => {
     const invitation = orNotFound(await invitations.removeUnaccepted(tx, caller.orgId, id), 'Invitation');
     await recordActivity(tx, caller, {
       action: 'delete',

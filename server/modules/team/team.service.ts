@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { TeamMember } from '../../../contract/team.contract';
 import type { Db } from '../../db/connection';
-import { transaction } from '../../db/pipeline';
 import { badRequest } from '../../errors';
 import type { Principal, Role } from '../../principal';
 import { recordActivity } from '../activity/activity.service';
 import { lockOrganization } from '../identity/identity.service';
 import { orNotFound } from '../shared/results';
+import { commitTransaction } from '../writes/writes';
 import * as repo from './team.repo';
 
 type TeamMemberDto = z.infer<typeof TeamMember>;
@@ -34,7 +34,7 @@ export async function listMembers(db: Db, caller: Principal): Promise<TeamMember
  * and leave the organisation without an admin.
  */
 export async function updateMemberRole(db: Db, caller: Principal, userId: string, role: Role) {
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await lockOrganization(tx, caller.orgId);
     const member = orNotFound(await repo.getMember(tx, caller.orgId, userId), 'Team member');
     if (member.role === 'admin' && role !== 'admin' && (await repo.countAdmins(tx, caller.orgId)) <= 1) {
@@ -51,7 +51,7 @@ export async function updateMemberRole(db: Db, caller: Principal, userId: string
 
 /** Deletes the member's user record, so their API keys and sessions answer 401 on the next request. */
 export async function removeMember(db: Db, caller: Principal, userId: string) {
-  return transaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await lockOrganization(tx, caller.orgId);
     const member = orNotFound(await repo.getMember(tx, caller.orgId, userId), 'Team member');
     if (member.role === 'admin' && (await repo.countAdmins(tx, caller.orgId)) <= 1) throw lastAdmin('removing');

@@ -16,7 +16,6 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
-import { transaction } from '../../db/pipeline';
 import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
@@ -100,7 +99,7 @@ export async function updateWebhook(
   // Another organisation's id is a 404 before the URL is looked at (no resolution on its behalf).
   orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook');
   if (input.url !== undefined) await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
-  return transaction(context.db, async (tx) => {
+  return commitTransaction(context.db, async (tx) => {
     const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
     const values: Partial<repo.WebhookValues> = given({
       url: input.url,
@@ -117,7 +116,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(context: ServerContext, caller: Principal, id: string) {
-  await transaction(context.db, async (tx) => {
+  await commitTransaction(context.db, async (tx) => {
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Webhook');
     await recordDelete(tx, caller, 'webhook', id, activityFields(row));
   });
