@@ -3,6 +3,7 @@ import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
 import * as service from './addresses.service';
+import * as allocation from './allocation.service';
 
 const s = initServer();
 
@@ -51,5 +52,5 @@ export const allocateAddress =
   ({ db }: ServerContext): AppRouteImplementation<typeof contract.subnets.allocateAddress> =>
   async ({ req, params, body }) => ({
     status: 201,
-    body: await service.allocateAddresses(db, principalOf(req), params.id, body),
+    body: await allocation.allocateAddresses(db, principalOf(req), params.id, body),
   });

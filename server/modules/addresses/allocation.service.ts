@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import type { z } from 'zod';
+import type { AllocateAddressesBody } from '../../../contract/addresses.contract';
+import type { Db } from '../../db/connection';
+import { onOneConnection } from '../../db/pipeline';
+import { exhausted, isRequirementFailed } from '../../errors';
+import { parseIp } from '../../ipam';
+import type { Principal } from '../../principal';
+import { addressFields, created } from '../activity/activity.changes';
+import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
+import { orNotFound } from '../shared/results';
+import { allocationHomeOf, lockAddressHomeStep } from '../subnets/spaces';
+import { firstWindowSize, freeAddresses } from '../subnets/subnet-space.service';
+import { commitChange } from '../writes/writes';
+import { type AddressDto, toDto } from './address-shape.repo';
+import * as repo from './addresses.repo';
+import { givenFields, newRow } from './addresses.service';
+
+/** Attempts before an allocation gives up on candidates that concurrent allocations keep holding. */
+const ALLOCATION_ATTEMPTS = 20;
+/**
+ * Candidates beyond the count, doubled on each attempt: those concurrent allocations may hold (one each, a
+ * pool's worth per process). Each costs an activity entry and an event sent with the write.
+ */
+const CANDIDATES_PASSED_OVER = 16;
+
+/**
+ * Creates `count` addresses at the lowest free ips of the subnet, in two round trips where the subnet is
+ * sparse: a read (no lock) of the subnet, its gateway, children and first records, from which the candidates
+ * are chosen; then one pipeline, one transaction, that takes the organisation lock (limited plans) and the
+ * space lock shared (as any address write), inserts at the first candidates it can, provided the subnet is
+ * still as read and the limit holds, requires that it got them all, and writes the activity entries and
+ * events of the addresses it created. Concurrent allocations take different ips through per-ip advisory
+ * locks they pass over rather than wait for. When the write got fewer (candidates taken meanwhile, the
+ * subnet changed) it rolls back and the allocation starts over with more candidates; a refusal by the limit
+ * is a 402.
+ */
+export async function allocateAddresses(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof AllocateAddressesBody>,
+) {
+  const orgId = caller.orgId;
+  const limit = limitOf(caller, 'addresses');
+  const values = { subnetId: subnetId.toLowerCase(), status: input.status, ...givenFields(input) };
+  for (let attempt = 0; ; attempt++) {
+    const wanted = input.count + CANDIDATES_PASSED_OVER * 2 ** Math.min(attempt, 6);
+    // The read and the write on one connection, one right after the other: the candidates are as fresh as
+    // they can be without holding a transaction open across the choice.
+    const outcome = await onOneConnection(
+      db,
+      async (connection): Promise<{ addresses: AddressDto[] } | { short: string }> => {
+        const subnet = orNotFound(
+          await allocationHomeOf(connection, orgId, subnetId, firstWindowSize(wanted)),
+          'Subnet',
+        );
+        const free = await freeAddresses(connection, subnet, wanted, subnet.head);
+        if (free.length < input.count) {
+          throw exhausted(
+            `${subnet.network} has ${free.length} free address(es), fewer than the ${input.count} asked for`,
+          );
+        }
+        const candidates = free.map((ip) => ({ ip, id: randomUUID() }));
+        const entries = candidates.map(({ ip, id }) => ({
+          action: 'create' as const,
+          resourceType: 'address' as const,
+          resourceId: id,
+          changes: created(addressFields(newRow({ ...values, ip }))),
+        }));
+        try {
+          const addresses = await commitChange(connection, caller, {
+            locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+            steps: {
+              inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
+              check: repo.requireAllocatedStep(
+                candidates.map((c) => c.id),
+                input.count,
+              ),
+            },
+            activity: entries,
+            onlyExisting: 'addresses',
+            answer: ({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto),
+          });
+          return { addresses };
+        } catch (error) {
+          if (!isRequirementFailed(error)) throw error;
+          return { short: subnet.network };
+        }
+      },
+    );
+    if ('addresses' in outcome) return outcome.addresses;
+    if (limit !== null) {
+      assertCallerWithinLimit(caller, 'addresses', await repo.countInOrg(db, orgId), input.count);
+    }
+    if (attempt === ALLOCATION_ATTEMPTS) throw new Error(`no free address of ${outcome.short} could be locked`);
+    // Candidates held by other allocations become records (or free again) when those commit: wait a little.
+    await setTimeout(5 * (attempt + 1));
+  }
+}
+
+const compareIps = (a: string, b: string) => {
+  const [x, y] = [parseIp(a)!.value, parseIp(b)!.value];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
