@@ -1,5 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 
 /** What a query can be read as: an ip, a CIDR, the start of either, and text for substrings. */
 export interface SearchTerms {
@@ -13,68 +13,75 @@ export interface SearchTerms {
   exact: string;
 }
 
+/** A search statement's parameters: a term the query cannot be read as is null. */
+type SearchParams = SearchTerms & { orgId: string; limit: number };
+
 /**
  * Each kind of match is its own indexed query of at most `limit` rows with a rank (lower is better) and an
  * order within the rank; an object matched several ways keeps its best rank. Ties sort by address
  * (`order`: cidr and inet order by address, then prefix), never as text, where 10.0.10.0 precedes 10.0.2.0.
  * Each part keeps its first `limit` rows by address too (addresses by VRF, then address, which their index
- * walks: one VRF's lowest when more than `limit` match).
+ * walks: one VRF's lowest when more than `limit` match). A part matching by a term the query lacks tests it
+ * for null first and finds nothing (its index is not read).
  */
-function ranked(table: SQL, columns: SQL, order: SQL, parts: (SQL | null | '')[], limit: number) {
-  const union = sql.join(
-    parts.filter((part): part is SQL => Boolean(part)).map((part) => sql`(${part} LIMIT ${limit})`),
-    sql` UNION ALL `,
-  );
-  return sql`
-    SELECT ${columns} FROM (
-      SELECT DISTINCT ON (id) id, rank, sort FROM (${union}) hit ORDER BY id, rank, sort
+function ranked(table: string, columns: string, order: string, parts: string[]) {
+  return `SELECT ${columns} FROM (
+      SELECT DISTINCT ON (id) id, rank, sort FROM (
+        ${parts.map((part) => `(${part} LIMIT :limit)`).join('\n        UNION ALL ')}
+      ) hit ORDER BY id, rank, sort
     ) best JOIN ${table} t ON t.id = best.id
     ORDER BY best.rank, best.sort, ${order}, t.id
-    LIMIT ${limit}`;
+    LIMIT :limit`;
 }
 
-export async function searchSubnets(db: Db, orgId: string, terms: SearchTerms, limit: number) {
-  const org = sql`org_id = ${orgId}`;
-  const result = await db.execute(
-    ranked(
-      sql`subnets`,
-      sql`t.id, t.network::text AS network, t.name`,
-      sql`t.network`,
-      [
-        terms.cidr && sql`SELECT id, 0 AS rank, 0 AS sort FROM subnets WHERE ${org} AND network = ${terms.cidr}::cidr`,
-        terms.ip &&
-          sql`SELECT id, 1 AS rank, -masklen(network) AS sort FROM subnets WHERE ${org} AND network >>= ${terms.ip}::inet
-              ORDER BY masklen(network) DESC`,
-        terms.prefix &&
-          sql`SELECT id, 2 AS rank, 0 AS sort FROM subnets WHERE ${org} AND network::text LIKE ${terms.prefix}
-              ORDER BY network`,
-        sql`SELECT id, 3 AS rank, CASE WHEN name ILIKE ${terms.exact} THEN 0 ELSE 1 END AS sort FROM subnets
-            WHERE ${org} AND name ILIKE ${terms.substring} ORDER BY sort, network`,
-        sql`SELECT id, 4 AS rank, 0 AS sort FROM subnets WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY network`,
-      ],
-      limit,
-    ),
-  );
-  return rowsOf<{ id: string; network: string; name: string }>(result);
-}
+const subnetsFound = prepared<{ id: string; network: string; name: string }, SearchParams>(
+  'search_subnets',
+  ranked('subnets', 't.id, t.network::text AS network, t.name', 't.network', [
+    `SELECT id, 0 AS rank, 0 AS sort FROM subnets
+     WHERE :cidr::cidr IS NOT NULL AND org_id = :orgId AND network = :cidr::cidr`,
+    `SELECT id, 1 AS rank, -masklen(network) AS sort FROM subnets
+     WHERE :ip::inet IS NOT NULL AND org_id = :orgId AND network >>= :ip::inet ORDER BY masklen(network) DESC`,
+    `SELECT id, 2 AS rank, 0 AS sort FROM subnets
+     WHERE :prefix::text IS NOT NULL AND org_id = :orgId AND network::text LIKE :prefix ORDER BY network`,
+    `SELECT id, 3 AS rank, CASE WHEN name ILIKE :exact THEN 0 ELSE 1 END AS sort FROM subnets
+     WHERE org_id = :orgId AND name ILIKE :substring ORDER BY sort, network`,
+    `SELECT id, 4 AS rank, 0 AS sort FROM subnets
+     WHERE org_id = :orgId AND description ILIKE :substring ORDER BY network`,
+  ]),
+);
 
-export async function searchAddresses(db: Db, orgId: string, terms: SearchTerms, limit: number) {
-  const org = sql`org_id = ${orgId}`;
-  const result = await db.execute(
-    ranked(
-      sql`addresses`,
-      sql`t.id, host(t.ip) AS ip, t.hostname, t.subnet_id`,
-      sql`t.ip`,
-      [
-        terms.ip && sql`SELECT id, 0 AS rank, 0 AS sort FROM addresses WHERE ${org} AND ip = ${terms.ip}::inet`,
-        sql`SELECT id, 1 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.exact} ORDER BY space_id, ip`,
-        terms.prefix &&
-          sql`SELECT id, 2 AS rank, 0 AS sort FROM addresses WHERE ${org} AND host(ip) LIKE ${terms.prefix} ORDER BY space_id, ip`,
-        sql`SELECT id, 3 AS rank, 0 AS sort FROM addresses WHERE ${org} AND hostname ILIKE ${terms.substring} ORDER BY space_id, ip`,
-        sql`SELECT id, 4 AS rank, 0 AS sort FROM addresses WHERE ${org} AND description ILIKE ${terms.substring} ORDER BY space_id, ip`,
-      ],
-      limit,
-    ),
-  );
-  return rowsOf<{ id: string; ip: string; hostname: string; subnet_id: string }>(result);
-}
+const addressesFound = prepared<
+  { id: string; ip: string; hostname: string; subnet_id: string },
+  Omit<SearchParams, 'cidr'>
+>(
+  'search_addresses',
+  ranked('addresses', 't.id, host(t.ip) AS ip, t.hostname, t.subnet_id', 't.ip', [
+    `SELECT id, 0 AS rank, 0 AS sort FROM addresses
+     WHERE :ip::inet IS NOT NULL AND org_id = :orgId AND ip = :ip::inet`,
+    `SELECT id, 1 AS rank, 0 AS sort FROM addresses
+     WHERE org_id = :orgId AND hostname ILIKE :exact ORDER BY space_id, ip`,
+    `SELECT id, 2 AS rank, 0 AS sort FROM addresses
+     WHERE :prefix::text IS NOT NULL AND org_id = :orgId AND host(ip) LIKE :prefix ORDER BY space_id, ip`,
+    `SELECT id, 3 AS rank, 0 AS sort FROM addresses
+     WHERE org_id = :orgId AND hostname ILIKE :substring ORDER BY space_id, ip`,
+    `SELECT id, 4 AS rank, 0 AS sort FROM addresses
+     WHERE org_id = :orgId AND description ILIKE :substring ORDER BY space_id, ip`,
+  ]),
+);
+
+/** The statements' parameters: an empty term counts as absent, as a missing one. */
+const paramsOf = (orgId: string, terms: SearchTerms, limit: number): SearchParams => ({
+  orgId,
+  ip: terms.ip || null,
+  cidr: terms.cidr || null,
+  prefix: terms.prefix || null,
+  substring: terms.substring,
+  exact: terms.exact,
+  limit,
+});
+
+export const searchSubnets = (db: Db, orgId: string, terms: SearchTerms, limit: number) =>
+  subnetsFound(db, paramsOf(orgId, terms, limit));
+
+export const searchAddresses = (db: Db, orgId: string, terms: SearchTerms, limit: number) =>
+  addressesFound(db, paramsOf(orgId, terms, limit));

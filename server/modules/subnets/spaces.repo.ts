@@ -2,8 +2,7 @@
  * The SQL of address spaces (spaces.ts): their advisory locks, and subnets read as addresses' homes. Prepared
  * statements: every address write runs one of them.
  */
-import { sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 
 const lockSpace = prepared<unknown, { key: string }>(
@@ -56,12 +55,15 @@ export const lockAddressHomeStep = (orgId: string, subnetId: string) => addressH
 export const addressHomeLockedOf = async (db: Db, orgId: string, subnetId: string): Promise<AddressHome | undefined> =>
   (await addressHomeLocked(db, { orgId, subnetId }))[0];
 
+const addressHomes = prepared<AddressHome & { id: string }, { orgId: string; ids: string[] }>(
+  'spaces_address_homes',
+  `SELECT id, ${HOME_COLUMNS} FROM subnets WHERE org_id = :orgId AND id = ANY(:ids::uuid[])`,
+);
+
 /** The organisation's subnets among `ids` as addresses' homes, by id (those it has). */
 export async function addressHomesOf(db: Db, orgId: string, ids: string[]): Promise<Map<string, AddressHome>> {
   if (ids.length === 0) return new Map();
-  const result = await db.execute(sql`
-    SELECT id, ${sql.raw(HOME_COLUMNS)} FROM subnets WHERE org_id = ${orgId} AND id = ANY(${sql.param(ids)}::uuid[])`);
-  return new Map(rowsOf<AddressHome & { id: string }>(result).map((row) => [row.id, row]));
+  return new Map((await addressHomes(db, { orgId, ids })).map((row) => [row.id, row]));
 }
 
 /** What allocating addresses in a subnet reads of it: its home, gateway and direct children. */
@@ -92,12 +94,15 @@ export async function allocationHomeOf(db: Db, orgId: string, subnetId: string, 
 /** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
 export type NamedHome = AddressHome & { id: string; vrfName: string | null };
 
+const namedHomes = prepared<NamedHome, { orgId: string; networks: string[] }>(
+  'spaces_homes_by_network',
+  `SELECT s.id, s.network::text AS network, s.is_pool AS "isPool", s.vrf_id AS "vrfId", v.name AS "vrfName"
+   FROM subnets s LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
+   WHERE s.org_id = :orgId AND s.network = ANY(:networks::cidr[])`,
+);
+
 /** The organisation's subnets with one of these CIDRs, in every space: for an import's address rows. */
 export async function homesByNetwork(db: Db, orgId: string, networks: string[]): Promise<NamedHome[]> {
   if (networks.length === 0) return [];
-  const result = await db.execute(sql`
-    SELECT s.id, s.network::text AS network, s.is_pool AS "isPool", s.vrf_id AS "vrfId", v.name AS "vrfName"
-    FROM subnets s LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
-    WHERE s.org_id = ${orgId} AND s.network = ANY(${sql.param(networks)}::cidr[])`);
-  return rowsOf<NamedHome>(result);
+  return namedHomes(db, { orgId, networks });
 }

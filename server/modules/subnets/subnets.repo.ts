@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 import { first } from '../shared/rows';
 
@@ -69,17 +70,23 @@ export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) 
     .returning();
 }
 
+const existingPairs = prepared<{ i: number }, { orgId: string; spaceIds: string[]; networks: string[] }>(
+  'subnets_existing_networks',
+  `SELECT pair.n::int - 1 AS i
+   FROM unnest(:spaceIds::uuid[], :networks::cidr[]) WITH ORDINALITY AS pair(space_id, network, n)
+   WHERE EXISTS (SELECT 1 FROM subnets s
+                 WHERE s.org_id = :orgId AND s.space_id = pair.space_id AND s.network = pair.network)`,
+);
+
 /** The positions (from 0) of the (space, network) pairs the organisation already has a subnet for. */
 export async function existingNetworks(db: Db, orgId: string, pairs: { spaceId: string; network: string }[]) {
   if (pairs.length === 0) return new Set<number>();
-  const spaceIds = sql.param(pairs.map((p) => p.spaceId));
-  const networks = sql.param(pairs.map((p) => p.network));
-  const result = await db.execute(sql`
-    SELECT pair.n::int - 1 AS i
-    FROM unnest(${spaceIds}::uuid[], ${networks}::cidr[]) WITH ORDINALITY AS pair(space_id, network, n)
-    WHERE EXISTS (SELECT 1 FROM subnets s
-                  WHERE s.org_id = ${orgId} AND s.space_id = pair.space_id AND s.network = pair.network)`);
-  return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
+  const rows = await existingPairs(db, {
+    orgId,
+    spaceIds: pairs.map((p) => p.spaceId),
+    networks: pairs.map((p) => p.network),
+  });
+  return new Set(rows.map((r) => Number(r.i)));
 }
 
 /** Subnets inside `network` whose parent was `formerParentId` now have `newParentId` as their smallest container. */
@@ -142,12 +149,15 @@ export async function setAddressesSpace(db: Db, orgId: string, subnetId: string,
 export const remove = async (db: Db, orgId: string, id: string) =>
   (await db.delete(subnets).where(inOrg(orgId, id)).returning({ id: subnets.id }))[0];
 
+const deleteAddressesOf = prepared<{ n: number }, { orgId: string; subnetId: string }>(
+  'subnets_delete_own_addresses',
+  `WITH removed AS (DELETE FROM addresses WHERE org_id = :orgId AND subnet_id = :subnetId RETURNING 1)
+   SELECT count(*)::int AS n FROM removed`,
+);
+
 /** Deletes a subnet's own address records; answers how many. */
 export async function deleteOwnAddresses(db: Db, orgId: string, subnetId: string) {
-  const result = await db.execute(sql`
-    WITH removed AS (DELETE FROM addresses WHERE org_id = ${orgId} AND subnet_id = ${subnetId} RETURNING 1)
-    SELECT count(*)::int AS n FROM removed`);
-  return first(rowsOf<{ n: number }>(result), 'a count of deleted addresses').n;
+  return first(await deleteAddressesOf(db, { orgId, subnetId }), 'a count of deleted addresses').n;
 }
 
 export const children = (db: Db, orgId: string, parentId: string) =>
@@ -208,22 +218,35 @@ export interface OverlapRow {
   b_vrf: string | null;
 }
 
-/** Pairs of subnets in different spaces whose ranges meet. */
-export async function overlapPairs(db: Db, orgId: string): Promise<OverlapRow[]> {
-  const result = await db.execute(sql`
-    SELECT a.id AS a_id, a.network::text AS a_network, va.name AS a_vrf,
-           b.id AS b_id, b.network::text AS b_network, vb.name AS b_vrf
-    FROM subnets a
-    JOIN subnets b ON b.org_id = a.org_id AND b.network && a.network AND a.space_id < b.space_id
-    LEFT JOIN vrfs va ON va.org_id = a.org_id AND va.id = a.vrf_id
-    LEFT JOIN vrfs vb ON vb.org_id = b.org_id AND vb.id = b.vrf_id
-    WHERE a.org_id = ${orgId}
-    ORDER BY a.network, b.network, a_vrf NULLS FIRST, b_vrf`);
-  return rowsOf<OverlapRow>(result);
-}
+const overlaps = prepared<OverlapRow, { orgId: string }>(
+  'subnets_overlap_pairs',
+  `SELECT a.id AS a_id, a.network::text AS a_network, va.name AS a_vrf,
+          b.id AS b_id, b.network::text AS b_network, vb.name AS b_vrf
+   FROM subnets a
+   JOIN subnets b ON b.org_id = a.org_id AND b.network && a.network AND a.space_id < b.space_id
+   LEFT JOIN vrfs va ON va.org_id = a.org_id AND va.id = a.vrf_id
+   LEFT JOIN vrfs vb ON vb.org_id = b.org_id AND vb.id = b.vrf_id
+   WHERE a.org_id = :orgId
+   ORDER BY a.network, b.network, a_vrf NULLS FIRST, b_vrf`,
+);
 
-const addressWindow = (subnetId: string, low: string, high: string) =>
-  sql`subnet_id = ${subnetId} AND ip >= ${low}::inet AND ip <= ${high}::inet`;
+/** Pairs of subnets in different spaces whose ranges meet. */
+export const overlapPairs = (db: Db, orgId: string): Promise<OverlapRow[]> => overlaps(db, { orgId });
+
+// The first sub-window starts at :low (inclusive), each later one right after the previous end. Only the
+// branch of the CASE a sub-window takes is run: one index range scan on (subnet_id, ip) per sub-window.
+const addressCounts = prepared<{ n: number }, { subnetId: string; low: string; ends: string[] }>(
+  'subnets_count_addresses_up_to',
+  `SELECT CASE WHEN part.n = 1
+     THEN (SELECT count(*)::int FROM addresses
+           WHERE subnet_id = :subnetId AND ip >= :low::inet AND ip <= part.ip)
+     ELSE (SELECT count(*)::int FROM addresses
+           WHERE subnet_id = :subnetId AND ip > part.previous AND ip <= part.ip)
+   END AS n
+   FROM (SELECT bound.ip, bound.n, lag(bound.ip) OVER (ORDER BY bound.n) AS previous
+         FROM unnest(:ends::inet[]) WITH ORDINALITY AS bound(ip, n)) part
+   ORDER BY part.n`,
+);
 
 /**
  * For each of `ends`, how many address records a subnet holds in [low, end]: each sub-window between two
@@ -231,28 +254,40 @@ const addressWindow = (subnetId: string, low: string, high: string) =>
  * in one statement.
  */
 export async function countAddressesUpTo(db: Db, subnetId: string, low: string, ends: string[]) {
-  const counts = ends.map((end, i) => {
-    const from = i === 0 ? sql`${low}::inet` : sql`${ends[i - 1]}::inet`;
-    const above = i === 0 ? sql`ip >= ${from}` : sql`ip > ${from}`;
-    return sql`(SELECT count(*) FROM addresses WHERE subnet_id = ${subnetId} AND ${above} AND ip <= ${end}::inet)
-      AS ${sql.identifier(`c${i}`)}`;
-  });
-  const result = await db.execute(sql`SELECT ${sql.join(counts, sql`, `)}`);
-  const row = first(rowsOf<Record<string, string | number>>(result), 'the address counts');
   let total = 0;
-  return ends.map((_, i) => {
-    total += Number(row[`c${i}`]);
+  return (await addressCounts(db, { subnetId, low, ends })).map(({ n }) => {
+    total += Number(n);
     return total;
   });
 }
 
+const addressesInWindow = prepared<{ ip: string }, { subnetId: string; low: string; high: string }>(
+  'subnets_addresses_between',
+  // Ordered by the inet column, not by the text alias (which would put 10.0.0.10 before 10.0.0.2).
+  `SELECT host(ip) AS ip FROM addresses WHERE subnet_id = :subnetId AND ip >= :low::inet AND ip <= :high::inet
+   ORDER BY addresses.ip`,
+);
+
 export async function addressesBetween(db: Db, subnetId: string, low: string, high: string) {
-  const result = await db.execute(
-    // Ordered by the inet column, not by the text alias (which would put 10.0.0.10 before 10.0.0.2).
-    sql`SELECT host(ip) AS ip FROM addresses WHERE ${addressWindow(subnetId, low, high)} ORDER BY addresses.ip`,
-  );
-  return rowsOf<{ ip: string }>(result).map((r) => r.ip);
+  return (await addressesInWindow(db, { subnetId, low, high })).map((r) => r.ip);
 }
+
+const childBoundaries = prepared<
+  { first: string; last: string; starts: boolean; ends: boolean },
+  { orgId: string; parentId: string; bits: number }
+>(
+  'subnets_child_runs',
+  `SELECT host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
+     SELECT network, starts, coalesce(lead(starts) OVER (ORDER BY network), true) AS ends FROM (
+       -- A child starts a run unless it begins right after the previous one ends (no child follows one
+       -- ending at the family's last address, so the + 1 cannot overflow).
+       SELECT network,
+         lag(set_masklen(broadcast(network), :bits)) OVER (ORDER BY network) + 1
+           IS DISTINCT FROM set_masklen(network::inet, :bits) AS starts
+       FROM subnets WHERE org_id = :orgId AND parent_id = :parentId
+     ) marked
+   ) boundaries WHERE starts OR ends ORDER BY network`,
+);
 
 /**
  * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
@@ -260,21 +295,10 @@ export async function addressesBetween(db: Db, subnetId: string, low: string, hi
  * leave the database (one window pass; addresses compared at full length so masks do not matter).
  */
 export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
-  const result = await db.execute(sql`
-    SELECT host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
-      SELECT network, starts, coalesce(lead(starts) OVER (ORDER BY network), true) AS ends FROM (
-        -- A child starts a run unless it begins right after the previous one ends (no child follows one
-        -- ending at the family's last address, so the + 1 cannot overflow).
-        SELECT network,
-          lag(set_masklen(broadcast(network), ${bits})) OVER (ORDER BY network) + 1
-            IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts
-        FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parentId}
-      ) marked
-    ) boundaries WHERE starts OR ends ORDER BY network`);
   const runs: { first: string; last: string }[] = [];
   // The first child always starts a run (it has no previous one), so a run is open at every end.
   let run: { first: string; last: string } | undefined;
-  for (const row of rowsOf<{ first: string; last: string; starts: boolean; ends: boolean }>(result)) {
+  for (const row of await childBoundaries(db, { orgId, parentId, bits })) {
     if (row.starts) {
       run = { first: row.first, last: row.last };
       runs.push(run);
@@ -301,6 +325,48 @@ export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: strin
       .limit(1)
   )[0];
 
+/** The subnets just inserted, as `p`. */
+const FRESH = 'p.org_id = :orgId AND p.id = ANY(:ids::uuid[])';
+type Inserted = { orgId: string; ids: string[] };
+
+const nestFresh = prepared<unknown, Inserted>(
+  'subnets_nest_inserted',
+  `UPDATE subnets p SET parent_id = (
+     SELECT c.id FROM subnets c
+     WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network >> p.network
+     ORDER BY masklen(c.network) DESC LIMIT 1)
+   WHERE ${FRESH}`,
+);
+const nestUnderFresh = prepared<unknown, Inserted>(
+  'subnets_nest_under_inserted',
+  `UPDATE subnets g SET parent_id = best.id
+   FROM (SELECT DISTINCT ON (g.id) g.id AS child, p.id, masklen(p.network) AS bits
+         FROM subnets p CROSS JOIN LATERAL (
+           SELECT g.id FROM subnets g
+           WHERE g.org_id = p.org_id AND g.space_id = p.space_id AND g.network << p.network OFFSET 0) g
+         WHERE ${FRESH}
+         ORDER BY g.id, masklen(p.network) DESC) best
+   WHERE g.org_id = :orgId AND g.id = best.child
+     AND (g.parent_id IS NULL OR best.bits > (SELECT masklen(network) FROM subnets WHERE id = g.parent_id))`,
+);
+// Each new subnet looks up what it covers through the indexes (OFFSET 0 keeps the lateral subqueries from
+// becoming joins the planner may hash, comparing every new subnet with every row of the organisation, which
+// took seconds for 1,000 imported subnets once the statistics lagged). The addresses are found by an index
+// range on (org_id, space_id, ip), as `ip <<= network` is no index condition there, and updated by id.
+const moveAddressesIntoFresh = prepared<unknown, Inserted>(
+  'subnets_nest_inserted_addresses',
+  `UPDATE addresses a SET subnet_id = (
+     SELECT p.id FROM subnets p
+     WHERE p.org_id = a.org_id AND p.id = ANY(:ids::uuid[]) AND p.space_id = a.space_id AND p.network >>= a.ip
+     ORDER BY masklen(p.network) DESC LIMIT 1)
+   WHERE a.org_id = :orgId AND a.id = ANY(ARRAY(
+     SELECT m.id FROM subnets p CROSS JOIN LATERAL (
+       SELECT m.id, m.subnet_id FROM addresses m
+       WHERE m.org_id = p.org_id AND m.space_id = p.space_id
+         AND m.ip BETWEEN host(network(p.network))::inet AND host(broadcast(p.network))::inet OFFSET 0) m
+     WHERE ${FRESH} AND masklen(p.network) > (SELECT masklen(s.network) FROM subnets s WHERE s.id = m.subnet_id)))`,
+);
+
 /**
  * Nests subnets just inserted (`ids`, with any parent_id) by the hierarchy's rule, however they lie among
  * themselves and the subnets already there: each takes its smallest strict container in its space as
@@ -309,41 +375,19 @@ export const findInsideWithPrefix = async (db: Db, orgId: string, spaceId: strin
  */
 export async function nestInserted(db: Db, orgId: string, ids: string[]) {
   if (ids.length === 0) return;
-  const idArray = sql.param(ids);
-  const fresh = sql`p.org_id = ${orgId} AND p.id = ANY(${idArray}::uuid[])`;
-  await db.execute(sql`UPDATE subnets p SET parent_id = (
-      SELECT c.id FROM subnets c
-      WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network >> p.network
-      ORDER BY masklen(c.network) DESC LIMIT 1)
-    WHERE ${fresh}`);
-  await db.execute(sql`UPDATE subnets g SET parent_id = best.id
-    FROM (SELECT DISTINCT ON (g.id) g.id AS child, p.id, masklen(p.network) AS bits
-          FROM subnets p CROSS JOIN LATERAL (
-            SELECT g.id FROM subnets g
-            WHERE g.org_id = p.org_id AND g.space_id = p.space_id AND g.network << p.network OFFSET 0) g
-          WHERE ${fresh}
-          ORDER BY g.id, masklen(p.network) DESC) best
-    WHERE g.org_id = ${orgId} AND g.id = best.child
-      AND (g.parent_id IS NULL OR best.bits > (SELECT masklen(network) FROM subnets WHERE id = g.parent_id))`);
-  // Each new subnet looks up what it covers through the indexes (OFFSET 0 keeps the lateral subqueries from
-  // becoming joins the planner may hash, comparing every new subnet with every row of the organisation, which
-  // took seconds for 1,000 imported subnets once the statistics lagged). The addresses are found by an index
-  // range on (org_id, space_id, ip), as `ip <<= network` is no index condition there, and updated by id.
-  await db.execute(sql`UPDATE addresses a SET subnet_id = (
-      SELECT p.id FROM subnets p
-      WHERE p.org_id = a.org_id AND p.id = ANY(${idArray}::uuid[]) AND p.space_id = a.space_id AND p.network >>= a.ip
-      ORDER BY masklen(p.network) DESC LIMIT 1)
-    WHERE a.org_id = ${orgId} AND a.id = ANY(ARRAY(
-      SELECT m.id FROM subnets p CROSS JOIN LATERAL (
-        SELECT m.id, m.subnet_id FROM addresses m
-        WHERE m.org_id = p.org_id AND m.space_id = p.space_id
-          AND m.ip BETWEEN host(network(p.network))::inet AND host(broadcast(p.network))::inet OFFSET 0) m
-      WHERE ${fresh} AND masklen(p.network) > (SELECT masklen(s.network) FROM subnets s WHERE s.id = m.subnet_id)))`);
+  await nestFresh(db, { orgId, ids });
+  await nestUnderFresh(db, { orgId, ids });
+  await moveAddressesIntoFresh(db, { orgId, ids });
 }
+
+const moveToChildren = prepared<unknown, { orgId: string; subnetId: string }>(
+  'subnets_move_addresses_to_children',
+  `UPDATE addresses a SET subnet_id = c.id FROM subnets c
+   WHERE a.org_id = :orgId AND a.subnet_id = :subnetId
+     AND c.org_id = :orgId AND c.parent_id = :subnetId AND a.ip <<= c.network`,
+);
 
 /** Addresses of a subnet that lie inside one of its children belong to that child. */
 export async function moveAddressesToChildren(db: Db, orgId: string, subnetId: string) {
-  await db.execute(sql`UPDATE addresses a SET subnet_id = c.id FROM subnets c
-    WHERE a.org_id = ${orgId} AND a.subnet_id = ${subnetId}
-      AND c.org_id = ${orgId} AND c.parent_id = ${subnetId} AND a.ip <<= c.network`);
+  await moveToChildren(db, { orgId, subnetId });
 }
