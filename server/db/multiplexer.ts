@@ -15,7 +15,7 @@
 import pg from 'pg';
 
 export interface Multiplexer {
-  query<Row>(name: string, text: string, values: unknown[]): Promise<Row[]>;
+  query<Row>(name: string | undefined, text: string, values: unknown[]): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -63,7 +63,7 @@ export function multiplexer(
   };
 
   return {
-    async query<Row>(name: string, text: string, values: unknown[]) {
+    async query<Row>(name: string | undefined, text: string, values: unknown[]) {
       if (closed) throw new Error('The database is closed');
       const ready = pick();
       pending.set(ready, (pending.get(ready) ?? 0) + 1);

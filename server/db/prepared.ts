@@ -9,6 +9,8 @@ export interface Statement {
   text: string;
   /** A write run outside a transaction takes a pooled connection, never the multiplexed reads' (multiplexer.ts). */
   writes?: boolean;
+  /** Planned for its values on every call (sent unnamed), never with a generic plan. */
+  planEachCall?: boolean;
 }
 
 /** A statement with its values, as one step of a pipeline; `Row` is the type of its rows. */
@@ -22,7 +24,9 @@ export interface Step<Row> {
 const texts = new Map<string, string>();
 
 /** Runs one statement on the handle's driver: a named prepared statement on a PostgreSQL server. */
-export async function runStatement<Row>(db: Db, { name, text, writes }: Statement, values: unknown[]): Promise<Row[]> {
+export async function runStatement<Row>(db: Db, statement: Statement, values: unknown[]): Promise<Row[]> {
+  const { text, writes } = statement;
+  const name = statement.planEachCall ? undefined : statement.name;
   const link = db[driverLink];
   switch (link?.kind) {
     case 'pool':
@@ -77,9 +81,14 @@ const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
  * straight to the driver, on a PostgreSQL server as a named prepared statement (parsed and planned once per
  * connection), with no query building, in or out of a transaction. Outside a transaction a read goes over the
  * multiplexed connections (multiplexer.ts) and a write over the pool. Rows come back as the driver gives them.
- * `step(params)` makes it one statement of a `pipeline`.
+ * `step(params)` makes it one statement of a `pipeline`. With `planEachCall`, it is planned for its values
+ * every time (for a pattern the planner must see to use its index).
  */
-export function prepared<Row, Params extends object = Record<never, never>>(name: string, named: string) {
+export function prepared<Row, Params extends object = Record<never, never>>(
+  name: string,
+  named: string,
+  options: Pick<Statement, 'planEachCall'> = {},
+) {
   const order: string[] = [];
   const text = named.replace(PARAMETER, (_, param: string) => {
     if (!order.includes(param)) order.push(param);
@@ -88,7 +97,7 @@ export function prepared<Row, Params extends object = Record<never, never>>(name
   // A connection keeps one statement per name: two texts under one name would fail at run time.
   if (texts.has(name) && texts.get(name) !== text) throw new Error(`Two prepared statements are named ${name}`);
   texts.set(name, text);
-  const statement = { name, text, writes: WRITES.test(text) };
+  const statement = { name, text, writes: WRITES.test(text), ...options };
   const valuesOf = (params: Params) =>
     order.map((param) => {
       // A name the statement uses that its caller's type lacks is a mistake in the statement.

@@ -22,7 +22,8 @@ type SearchParams = SearchTerms & { orgId: string; limit: number };
  * (`order`: cidr and inet order by address, then prefix), never as text, where 10.0.10.0 precedes 10.0.2.0.
  * Each part keeps its first `limit` rows by address too (addresses by VRF, then address, which their index
  * walks: one VRF's lowest when more than `limit` match). A part matching by a term the query lacks tests it
- * for null first and finds nothing (its index is not read).
+ * for null first and finds nothing (its index is not read). Planned for each query's values: a generic plan
+ * would lose the prefix's range scan and the trigram index, which the planner uses only when it sees the pattern.
  */
 function ranked(table: string, columns: string, order: string, parts: string[]) {
   return `SELECT ${columns} FROM (
@@ -48,6 +49,7 @@ const subnetsFound = prepared<{ id: string; network: string; name: string }, Sea
     `SELECT id, 4 AS rank, 0 AS sort FROM subnets
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY network`,
   ]),
+  { planEachCall: true },
 );
 
 const addressesFound = prepared<
@@ -67,6 +69,7 @@ const addressesFound = prepared<
     `SELECT id, 4 AS rank, 0 AS sort FROM addresses
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY space_id, ip`,
   ]),
+  { planEachCall: true },
 );
 
 /** The statements' parameters: an empty term counts as absent, as a missing one. */
