@@ -1,16 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { MIGRATIONS_DIR } from '../paths';
 import { type Db, rowsOf } from './types';
-
-const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 /**
  * Applies migrations/NNNN_*.sql in order, each once, in one transaction. The advisory lock serialises
  * several processes starting together against one PostgreSQL server. Same SQL for PGlite and PostgreSQL.
  */
 export async function migrate(db: Db): Promise<void> {
-  const files = readdirSync(migrationsDir)
+  const files = readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^\d{4}_.+\.sql$/.test(f))
     .sort();
   await db.transaction(async (tx) => {
@@ -22,7 +21,7 @@ export async function migrate(db: Db): Promise<void> {
     const done = new Set(applied.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
-      for (const statement of splitStatements(readFileSync(migrationsDir + file, 'utf8'))) {
+      for (const statement of splitStatements(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'))) {
         await tx.execute(sql.raw(statement));
       }
       await tx.execute(sql`INSERT INTO schema_migrations (name) VALUES (${file})`);

@@ -9,12 +9,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
 import helmet from 'helmet';
-
-/** Where `npm run build:web` writes the console. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../clients/web/dist', import.meta.url));
+import { CONSOLE_DIST } from '../paths';
 
 /** Paths that are the API's or the server's own, never the console's page. */
 const NOT_CONSOLE = /^\/(api|docs|openapi\.json|healthz|readyz|metrics)(\/|$)/;

@@ -7,12 +7,12 @@
  *   `{error, code: "unavailable"}` naming what is wrong otherwise.
  */
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
 import type { ErrorCode } from '../../contract/common/errors';
 import { appliedMigrations } from '../db/migrate';
 import type { Db } from '../db/types';
 import { sqlState } from '../errors';
+import { MIGRATIONS_DIR } from '../paths';
 
 export const healthz: RequestHandler = (_req, res) => {
   res.set('Cache-Control', 'no-store').json({ status: 'ok' });
@@ -20,8 +20,7 @@ export const healthz: RequestHandler = (_req, res) => {
 
 /** The migrations this code expects, as migrate.ts names them in schema_migrations. */
 export function expectedMigrations(): string[] {
-  const dir = fileURLToPath(new URL('../db/migrations/', import.meta.url));
-  return readdirSync(dir)
+  return readdirSync(MIGRATIONS_DIR)
     .filter((file) => /^\d{4}_.+\.sql$/.test(file))
     .sort();
 }
