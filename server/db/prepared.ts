@@ -1,4 +1,3 @@
-import { types } from '@electric-sql/pglite';
 import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { type Db, driverLink } from './types';
@@ -37,7 +36,7 @@ export async function runStatement<Row>(db: Db, statement: Statement, values: un
     case 'pglite':
       return (await link.pglite.query<Row>(text, values)).rows;
     default:
-      return parsedAsTheDriver<Row>(
+      return await parsedAsTheDriver<Row>(
         await db.execute(withValues(text, values)).catch((error: unknown) => {
           // The driver's own error, as on every other path (drizzle wraps it with the statement's text).
           throw error instanceof DrizzleQueryError && error.cause ? error.cause : error;
@@ -46,20 +45,25 @@ export async function runStatement<Row>(db: Db, statement: Statement, values: un
   }
 }
 
-/** The column types drizzle asks both drivers to leave as text (it maps them itself for its own queries). */
-const LEFT_AS_TEXT = new Set<number>([types.TIMESTAMP, types.TIMESTAMPTZ, types.DATE, types.INTERVAL]);
+/**
+ * The column types drizzle asks both drivers to leave as text (it maps them itself for its own queries), by
+ * their fixed OIDs in PostgreSQL's catalog: timestamp, timestamptz, date, interval.
+ */
+const LEFT_AS_TEXT = new Set<number>([1114, 1184, 1082, 1186]);
 
 /**
  * The rows of a statement run through drizzle (a PGlite transaction, a handle without a driver link), with
  * the columns drizzle left as text parsed as the driver parses them everywhere else (timestamps as Dates).
  */
-function parsedAsTheDriver<Row>(result: unknown): Row[] {
+async function parsedAsTheDriver<Row>(result: unknown): Promise<Row[]> {
   const { rows, fields = [] } = result as {
     rows: Record<string, unknown>[];
     fields?: { name: string; dataTypeID: number }[];
   };
   const asText = fields.filter((field) => LEFT_AS_TEXT.has(field.dataTypeID));
   if (asText.length === 0) return rows as Row[];
+  // PGlite's parsers, loaded here rather than at start: a process on a PostgreSQL server never needs PGlite.
+  const { types } = await import('@electric-sql/pglite');
   return rows.map((row) => {
     const parsed = { ...row };
     for (const { name, dataTypeID } of asText) {

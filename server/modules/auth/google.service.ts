@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { ServerContext } from '../../context';
 import { hashToken } from '../identity/tokens';
 import * as repo from './auth.repo';
@@ -20,6 +20,10 @@ export type GoogleOutcome = { ok: true; sessionToken: string } | { ok: false; er
 
 const CALLBACK_PATH = '/api/v1/auth/oauth/google/callback';
 
+/** openid-client (7 MB resident), loaded by the first Google sign-in rather than at start. */
+let openidClient: Promise<typeof Oidc> | undefined;
+const loadOidc = () => (openidClient ??= import('openid-client'));
+
 /** Plain http is allowed for an issuer on loopback only (a local provider in development and tests). */
 function isLoopbackHttp(issuer: URL): boolean {
   return issuer.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(issuer.hostname);
@@ -33,12 +37,13 @@ function isLoopbackHttp(issuer: URL): boolean {
 export function googleSignIn(context: ServerContext) {
   const { config, db, warn: log } = context;
   const redirectUri = `${config.publicUrl}${CALLBACK_PATH}`;
-  let discovered: Promise<oidc.Configuration> | undefined;
+  let discovered: Promise<Oidc.Configuration> | undefined;
 
   const configured = () => Boolean(config.google.clientId && config.google.clientSecret);
 
-  function discover(): Promise<oidc.Configuration> {
+  function discover(): Promise<Oidc.Configuration> {
     discovered ??= (async () => {
+      const oidc = await loadOidc();
       const issuer = new URL(config.google.issuer);
       const options = isLoopbackHttp(issuer) ? { execute: [oidc.allowInsecureRequests], timeout: 10 } : { timeout: 10 };
       return oidc.discovery(issuer, config.google.clientId!, config.google.clientSecret!, undefined, options);
@@ -51,13 +56,14 @@ export function googleSignIn(context: ServerContext) {
 
   async function start(): Promise<GoogleStart> {
     if (!configured()) return { ok: false, error: 'google_not_configured' };
-    let configuration: oidc.Configuration;
+    let configuration: Oidc.Configuration;
     try {
       configuration = await discover();
     } catch (error) {
       log(`Google sign-in: discovery of ${config.google.issuer} failed: ${(error as Error).message}`);
       return { ok: false, error: 'google_unavailable' };
     }
+    const oidc = await loadOidc();
     const now = context.now();
     await repo.purgeOAuthFlows(db, now);
     const flowId = randomBytes(32).toString('base64url');
@@ -105,6 +111,7 @@ export function googleSignIn(context: ServerContext) {
     let name: unknown;
     try {
       const configuration = await discover();
+      const oidc = await loadOidc();
       const currentUrl = new URL(redirectUri);
       currentUrl.search = input.query;
       const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {

@@ -33,8 +33,8 @@ type PaidPlan = (typeof PAID_PLANS)[number];
 
 const unavailable = (message: string) => new HttpError(503, 'billing_unavailable', message);
 
-function stripeOrUnavailable(config: BillingConfig): Stripe {
-  const stripe = stripeOf(config);
+async function stripeOrUnavailable(config: BillingConfig): Promise<Stripe> {
+  const stripe = await stripeOf(config);
   if (!stripe) throw unavailable('Billing is not configured on this server (STRIPE_SECRET_KEY is not set)');
   return stripe;
 }
@@ -96,7 +96,7 @@ export class CheckoutCooldown extends Error {
 /** A Stripe Checkout page selling `plan` to the organisation, its customer made once (and kept). */
 export async function startCheckout(context: Billing, caller: Principal, plan: PaidPlan): Promise<{ url: string }> {
   const config = context.config.billing;
-  const stripe = stripeOrUnavailable(config);
+  const stripe = await stripeOrUnavailable(config);
   const price = config.prices[plan];
   if (!price)
     throw unavailable(`Billing has no price for the ${plan} plan (STRIPE_PRICE_${plan.toUpperCase()} is not set)`);
@@ -142,7 +142,7 @@ async function newCustomer(context: Billing, stripe: Stripe, account: repo.Billi
 }
 
 export async function openPortal(context: Billing, caller: Principal): Promise<{ url: string }> {
-  const stripe = stripeOrUnavailable(context.config.billing);
+  const stripe = await stripeOrUnavailable(context.config.billing);
   const account = await accountOf(context.db, caller.orgId);
   if (!account.stripeCustomerId) {
     throw badRequest('The organisation has no billing account yet (has_billing is false): start with a checkout');
@@ -242,7 +242,7 @@ export async function receiveEvent(context: Billing, rawBody: Buffer | undefined
   }
   let event: Stripe.Event;
   try {
-    event = verifiedEvent(rawBody ?? Buffer.alloc(0), signature, config.stripeWebhookSecret);
+    event = await verifiedEvent(rawBody ?? Buffer.alloc(0), signature, config.stripeWebhookSecret);
   } catch {
     throw badRequest('stripe-signature: does not match the body with this server’s webhook secret');
   }
