@@ -18,7 +18,7 @@ import { heavyWork } from './http/heavy-work';
 import { idempotency } from './http/idempotency';
 import { exactJson } from './http/json';
 import { createLogger, observeRequests } from './http/logging';
-import { createMetrics } from './http/metrics';
+import { type ClusterMetrics, createMetrics } from './http/metrics';
 import { type CounterStore, rateLimiter } from './http/rate-limit';
 import { rateLimits } from './http/rate-limit-middleware';
 import { requestId } from './http/request-id';
@@ -52,6 +52,8 @@ export interface AppDeps {
   resolveHost?: (host: string) => Promise<string[]>;
   /** Where the built web console is (default: clients/web/dist); not built there, the server serves none. */
   consoleDir?: string;
+  /** In a cluster's worker: GET /metrics answers every worker's figures (server/cluster.ts). */
+  clusterMetrics?: ClusterMetrics;
 }
 
 /** Builds the whole HTTP app from configuration and dependencies; it does not listen. */
@@ -80,7 +82,11 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
 
   // Probes and the metrics scrape come first: outside /api/v1 and the contract, unauthenticated, not rate
   // limited, and neither logged nor counted (an orchestrator calls them every few seconds).
-  const metrics = createMetrics({ queueDepth: () => webhookQueueDepth(deps.db), token: config.metricsToken });
+  const metrics = createMetrics({
+    queueDepth: () => webhookQueueDepth(deps.db),
+    token: config.metricsToken,
+    cluster: deps.clusterMetrics,
+  });
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps.db));
   app.get('/metrics', metrics.handler);

@@ -13,6 +13,11 @@ export interface Config {
   /** Connections each process keeps to a PostgreSQL server (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /**
+   * Server processes (WEB_CONCURRENCY, 1–1024) serving one port as a cluster (server/cluster.ts); unset: one per
+   * core on a PostgreSQL server. The embedded database runs 1 whatever this says (`workerCount`).
+   */
+  webConcurrency?: number;
+  /**
    * Express "trust proxy" setting, for the client IP and https detection behind a proxy: false (trust no
    * proxy), a hop count, or a comma-separated list of proxy addresses, CIDRs and Express's names
    * (loopback, linklocal, uniquelocal). Never `true`: see parseTrustProxy.
@@ -244,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
     databasePoolSize: poolSize,
+    webConcurrency: env.WEB_CONCURRENCY?.trim() ? wholeNumber(env, 'WEB_CONCURRENCY', 1, [1, 1024]) : undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     appUrl: (env.APP_URL || publicUrl).replace(/\/$/, ''),
     publicUrl,

@@ -1,13 +1,13 @@
-import type { AddressInfo } from 'node:net';
-import { createApp } from './app';
-import { loadConfig, serverSecretsKey } from './config';
-import { openConfiguredDatabase } from './db/configured';
+/**
+ * `npm start` (compiled ahead to dist/main.js by scripts/build-server.mjs): the HTTP server. It runs as one
+ * process (server/serve.ts), or with WEB_CONCURRENCY=N > 1 (by default one per core on a PostgreSQL server;
+ * always one on the embedded database) as the primary of a cluster of N such processes on one port
+ * (server/cluster.ts), which loads neither the app nor the database itself.
+ */
+import cluster from 'node:cluster';
+import { runPrimary, workerCount } from './cluster';
+import { loadConfig } from './config';
 import { createLogger, stdoutDestination } from './http/logging';
-import { memoryCounters, postgresCounters } from './http/rate-limit';
-import { createMailer } from './mail/mailer';
-import { startActivityPurge } from './modules/activity/activity.service';
-import { startIdempotencyPurge } from './modules/idempotency/idempotency.service';
-import { inProcessWorkerEnabled, startWebhookWorker } from './modules/webhooks/events/runtime';
 
 const config = loadConfig();
 // JSON lines on standard output, written asynchronously from a buffer (flushed when the process exits).
@@ -32,85 +32,11 @@ process.on('unhandledRejection', (error) => {
   process.exit(1);
 });
 
-const database = await openConfiguredDatabase(config);
-const secrets = serverSecretsKey(config);
-if (secrets.ephemeral)
-  logger.warn(
-    'SECRETS_KEY is not set: secrets kept for idempotent replays are sealed with a key of this process only, so a ' +
-      'retry that reaches another process, or this one after a restart, cannot be shown the secret again. Set ' +
-      'SECRETS_KEY (openssl rand -hex 32), the same for every process.',
-  );
-const app = createApp(
-  { ...config, secretsKey: secrets.key },
-  {
-    db: database.db,
-    counters: database.kind === 'postgres' ? postgresCounters(database.db) : memoryCounters(),
-    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, (message) => console.log(message)),
-    logStream,
-  },
-);
-// Entries past their plan's retention are deleted at start and then hourly (the timer is unref'd).
-const stopActivityPurge = startActivityPurge(database.db, undefined, (message, error) =>
-  logger.error({ err: error }, message),
-);
-// Idempotency keys are kept 24 hours: purged at start and then hourly too.
-const stopIdempotencyPurge = startIdempotencyPurge(database.db, (message, error) =>
-  logger.error({ err: error }, message),
-);
-// Webhook events are delivered from the outbox by a worker polling every second (unless WEBHOOK_WORKER=off).
-const webhookWorker = inProcessWorkerEnabled() ? startWebhookWorker(database.db, config) : null;
-const server = app.listen(config.port, config.host, () => {
-  const where = database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL server';
-  const { port } = server.address() as AddressInfo;
-  // The one plain-text line (for people and scripts waiting for the port); everything after is JSON.
-  console.log(`IPAM API listening on http://localhost:${port} (${where}); docs at /docs`);
-});
-
-/**
- * Graceful shutdown: stop accepting connections, close idle keep-alive connections at once and the others
- * as soon as their request in flight is answered, let the webhook worker finish the delivery it is
- * sending, close the database, exit 0. Past SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the
- * process exits 1.
- */
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  const started = Date.now();
-  logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, `${signal}: shutting down`);
-  stopActivityPurge();
-  stopIdempotencyPurge();
-  const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  // A request that still arrives on an open keep-alive connection is answered, with Connection: close.
-  server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
-  // A keep-alive connection becomes idle when its last response ends: close it then rather than wait.
-  const sweep = setInterval(() => server.closeIdleConnections(), 50);
-  const deadline = setTimeout(() => {
-    logger.error(
-      { signal, timeoutMs: config.shutdownTimeoutMs },
-      'shutdown timed out: closing the connections still open and exiting',
-    );
-    server.closeAllConnections();
-    exitAfterLogs(1);
-  }, config.shutdownTimeoutMs);
-  deadline.unref();
-  Promise.all([
-    drained.then(() => clearInterval(sweep)),
-    // Stops polling at once; resolves when the attempts being sent are answered and recorded.
-    Promise.resolve(webhookWorker?.stop()),
-  ])
-    .then(() => database.close())
-    .then(
-      () => {
-        logger.info({ signal, durationMs: Date.now() - started }, 'shut down');
-        exitAfterLogs(0);
-      },
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        exitAfterLogs(1);
-      },
-    );
-};
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
+const { count, warning } = workerCount(config);
+if (cluster.isPrimary && count > 1) runPrimary({ config, count, logger, exitAfterLogs });
+else {
+  if (warning && cluster.isPrimary) logger.warn(warning);
+  // Imported here, so that a cluster's primary never loads the app, its packages or a database driver.
+  const { serve } = await import('./serve');
+  await serve({ config, logger, logStream, exitAfterLogs });
+}

@@ -16,6 +16,16 @@ export interface MetricsOptions {
   token?: string;
   /** How long a scrape waits for the queue depth before reporting it as unknown (NaN). */
   queueDepthTimeoutMs?: number;
+  /** In a cluster's worker (server/cluster.ts): a scrape answers the figures of every worker, added up. */
+  cluster?: ClusterMetrics;
+}
+
+/** How a cluster's worker takes part in GET /metrics. */
+export interface ClusterMetrics {
+  /** Gives the worker's own registry, whose figures the primary collects from it. */
+  attach(registry: Registry): void;
+  /** The exposition of every worker's figures added up (asked of the primary). */
+  exposition(): Promise<string>;
 }
 
 export interface Metrics extends RequestObserver {
@@ -60,6 +70,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
       'Webhook delivery attempts not yet made or finished (outbox rows in state pending, retries included); ' +
       'the same figure for every process sharing the database; NaN when the database did not answer',
     registers: [registry],
+    // Every worker of a cluster reads the same figure: added up across them, the largest is kept, not their sum.
+    aggregator: 'max',
     async collect() {
       try {
         this.set(await withTimeout(options.queueDepth(), timeoutMs));
@@ -69,6 +81,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
   });
 
+  options.cluster?.attach(registry);
   const expected = options.token ? digest(options.token) : null;
   const authorized = (header: string | undefined) => {
     if (!expected) return true;
@@ -89,7 +102,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
           throw new HttpError(401, 'unauthenticated', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
             'WWW-Authenticate': 'Bearer',
           });
-        const body = await registry.metrics();
+        const body = options.cluster ? await options.cluster.exposition() : await registry.metrics();
         res.set('Content-Type', registry.contentType).set('Cache-Control', 'no-store').end(body);
       } catch (error) {
         next(error);

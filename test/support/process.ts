@@ -15,17 +15,18 @@ export interface ServerProcess {
 
 /**
  * `npm start`'s server (or another script printing "listening on <url>") in its own process, on an
- * ephemeral port, with the given environment. `keepOutput` keeps all it prints (for tests reading its
- * logs); otherwise the output after the start line is drained unread.
+ * ephemeral port, with the given environment: one process (WEB_CONCURRENCY=1) unless `env` says otherwise.
+ * `keepOutput` keeps all it prints (for tests reading its logs); otherwise the output after the start line
+ * is drained unread. `tsx: false` runs compiled JavaScript (dist/main.js) without tsx's loader.
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  { script = 'server/main.ts', nodeArgs = [] as string[], keepOutput = false } = {},
+  { script = 'server/main.ts', nodeArgs = [] as string[], keepOutput = false, tsx = true } = {},
 ): Promise<ServerProcess> {
   // Node itself with tsx's loader (not the tsx CLI, which would run the server in a child of its own that
   // a SIGKILL of the CLI leaves running), so a signal reaches the server process.
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), script], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

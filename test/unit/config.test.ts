@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
+import { workerCount } from '../../server/cluster';
 import {
   DEFAULT_AUTH_FAILURES_PER_MINUTE,
   DEFAULT_DNS_RESOLVERS,
@@ -263,5 +264,27 @@ describe('SECRETS_KEY', () => {
     const a = serverSecretsKey({ databaseUrl: 'postgres://db/ipam', dataDir: '/nonexistent' });
     const b = serverSecretsKey({ databaseUrl: 'postgres://db/ipam', dataDir: '/nonexistent' });
     expect([a.ephemeral, a.key.length, a.key.equals(b.key)]).toEqual([true, 32, false]);
+  });
+});
+
+describe('WEB_CONCURRENCY', () => {
+  const postgres = 'postgres://db/ipam';
+
+  it('is one worker per core on a PostgreSQL server unless told', () => {
+    expect(workerCount(loadConfig({ DATABASE_URL: postgres }), 8)).toEqual({ count: 8 });
+    expect(workerCount(loadConfig({ DATABASE_URL: postgres, WEB_CONCURRENCY: '3' }), 8)).toEqual({ count: 3 });
+    expect(workerCount(loadConfig({ DATABASE_URL: postgres, WEB_CONCURRENCY: ' ' }), 8)).toEqual({ count: 8 });
+  });
+
+  it('is always 1 on the embedded database, saying so when more were asked for', () => {
+    expect(workerCount(loadConfig({}), 8)).toEqual({ count: 1 });
+    expect(workerCount(loadConfig({ WEB_CONCURRENCY: '1' }), 8)).toEqual({ count: 1 });
+    const { count, warning } = workerCount(loadConfig({ WEB_CONCURRENCY: '4' }), 8);
+    expect(count).toBe(1);
+    expect(warning).toMatch(/WEB_CONCURRENCY=4 is ignored: the embedded database \(PGlite\) runs inside one process/);
+  });
+
+  it.each(['0', '1025', '1.5', 'auto'])('refuses WEB_CONCURRENCY=%s, naming the variable', (value) => {
+    expect(() => loadConfig({ WEB_CONCURRENCY: value })).toThrow(/WEB_CONCURRENCY must be a whole number from 1/);
   });
 });

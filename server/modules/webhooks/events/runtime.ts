@@ -14,9 +14,16 @@ async function systemResolver(host: string): Promise<string[]> {
 export const inProcessWorkerEnabled = (env: NodeJS.ProcessEnv = process.env) =>
   !['off', 'false', '0'].includes((env.WEBHOOK_WORKER ?? '').trim().toLowerCase());
 
-/** Builds and starts a worker polling every second; stop() it before closing the database. */
-export function startWebhookWorker(db: Db, config: Pick<Config, 'outboundAllowCidrs'>): WebhookWorker {
-  const worker = createWebhookWorker({ db, allowCidrs: config.outboundAllowCidrs, resolveHost: systemResolver });
+/**
+ * Builds and starts a worker polling every second and purging old deliveries hourly (unless `purge` is false);
+ * stop() it before closing the database.
+ */
+export function startWebhookWorker(
+  db: Db,
+  config: Pick<Config, 'outboundAllowCidrs'>,
+  { purge = true } = {},
+): WebhookWorker {
+  const worker = createWebhookWorker({ db, allowCidrs: config.outboundAllowCidrs, resolveHost: systemResolver, purge });
   worker.start();
   return worker;
 }

@@ -37,6 +37,8 @@ export interface WorkerOptions {
   /** The polling loop's period. */
   pollIntervalMs?: number;
   purgeIntervalMs?: number;
+  /** Whether start() purges old deliveries (default); a cluster leaves that to one of its workers. */
+  purge?: boolean;
   log?: (message: string, error?: unknown) => void;
   /** Only these organisations' events (tests that share one database with other test files); default all. */
   orgIds?: ReadonlySet<string>;
@@ -151,10 +153,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       stopped = false;
       const poll = guarded(runOnce, 'webhook worker: polling failed');
       const clean = guarded(purge, 'webhook worker: purge failed');
-      timers = [
-        setInterval(poll, options.pollIntervalMs ?? SECOND),
-        setInterval(clean, options.purgeIntervalMs ?? HOUR),
-      ];
+      timers = [setInterval(poll, options.pollIntervalMs ?? SECOND)];
+      if (options.purge !== false) timers.push(setInterval(clean, options.purgeIntervalMs ?? HOUR));
       for (const timer of timers) timer.unref();
       poll();
     },
