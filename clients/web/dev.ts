@@ -10,6 +10,8 @@ const env = {
   ...process.env,
   APP_URL: process.env.APP_URL ?? consoleUrl,
   PUBLIC_URL: process.env.PUBLIC_URL ?? consoleUrl,
+  // One process that --watch restarts, not a cluster per core (on a PostgreSQL server), unless asked.
+  WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '1',
 };
 const children: ChildProcess[] = [
   spawn(process.execPath, ['--import', 'tsx', '--watch', 'server/main.ts'], { stdio: 'inherit', env }),
