@@ -9,13 +9,14 @@
  *
  * Staleness: the last build wrote every input it read into dist/build-meta.json with the time it started;
  * the build is stale when one of them is gone or modified since, or when this script or package.json is.
- * That check stats ~200 files (a few milliseconds), against ~0.3–0.5 s for a build on a loaded 2-core
- * machine, so a changed source is never run stale and an unchanged one starts at once.
- * The compiled files sit directly in dist/, one level below the project's root as server/ is: paths the
- * server resolves from its own location (server/paths.ts) are the same compiled or under tsx.
+ * That check stats ~180 files (7 ms here), against 0.2–0.6 s for a build on a 2-core machine, so a changed
+ * source is never run stale and an unchanged one starts at once (docs/performance.md, "Production runtime").
+ * A build is written to a directory of its own and then put in dist/'s place, so a process starting meanwhile
+ * (a cluster replacing a worker, a second `npm start`) finds the old build or the new one, never half of one.
+ * Files the server reads at run time are found from the project's root (server/paths.ts), not from dist/.
  * Messages go to standard error only: `npm run admin` prints its answer as the last line of standard output.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,29 +57,49 @@ function stale() {
 async function build() {
   const startedAt = Date.now();
   const { build: esbuild } = await import('esbuild');
-  rmSync(outdir, { recursive: true, force: true });
-  mkdirSync(outdir, { recursive: true });
-  const result = await esbuild({
-    absWorkingDir: root,
-    entryPoints,
-    outdir,
-    bundle: true,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    packages: 'external',
-    sourcemap: true,
-    // Source maps point at the files in server/ … relative to dist/, so stack traces name them.
-    sourcesContent: false,
-    metafile: true,
-    logLevel: 'warning',
-  });
-  const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
-  const outputs = Object.keys(result.metafile.outputs);
-  writeFileSync(metaFile, `${JSON.stringify({ startedAt, inputs, outputs }, null, 1)}\n`);
-  return { ms: Date.now() - startedAt, inputs: inputs.length };
+  // Beside dist/, at the same depth, so the source maps' relative paths to server/ hold once it is renamed.
+  const building = join(root, `dist.building-${process.pid}`);
+  const replaced = join(root, `dist.replaced-${process.pid}`);
+  try {
+    const result = await esbuild({
+      absWorkingDir: root,
+      entryPoints,
+      outdir: building,
+      bundle: true,
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      packages: 'external',
+      sourcemap: true,
+      // Source maps point at the files in server/ … relative to dist/, so stack traces name them.
+      sourcesContent: false,
+      metafile: true,
+      logLevel: 'warning',
+    });
+    const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
+    const outputs = Object.keys(result.metafile.outputs).map((file) => file.replace(/^dist\.building-\d+\//, 'dist/'));
+    writeFileSync(join(building, 'build-meta.json'), `${JSON.stringify({ startedAt, inputs, outputs }, null, 1)}\n`);
+    // Another build may be swapping its own in at the same time: the last one to rename stays.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        renameSync(outdir, `${replaced}-${attempt}`);
+      } catch (error) {
+        if (error.code !== 'ENOENT') throw error;
+      }
+      try {
+        renameSync(building, outdir);
+        break;
+      } catch (error) {
+        if ((error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') || attempt >= 5) throw error;
+      }
+    }
+    return { ms: Date.now() - startedAt, inputs: inputs.length };
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+    for (let attempt = 0; attempt <= 5; attempt++) rmSync(`${replaced}-${attempt}`, { recursive: true, force: true });
+  }
 }
 
 const ifStale = process.argv.includes('--if-stale');
