@@ -39,10 +39,11 @@ export function measurer(timings: CoreTiming[], warm: number) {
   };
 }
 
-/** Seeds the organisations the core targets need; answers a function running one round of measurements. */
-export async function prepareCore(seed: Seeder) {
-  // One organisation holding 100,004 subnets: an IPv6 /32 with 10,000 /48s, an IPv4 /8 with 50,000 /24s,
-  // a /16 with 60,000 addresses, and another /8 with 40,000 /24s.
+/**
+ * One organisation holding 100,004 subnets: an IPv6 /32 with 10,000 /48s, an IPv4 /8 with 50,000 /24s,
+ * a /16 with 60,000 addresses, and another /8 with 40,000 /24s (the core targets' and the ceilings').
+ */
+export async function seedLargeOrg(seed: Seeder) {
   const big = await seed.enterpriseOrg();
   const v6 = await seed.subnet(big.orgId, '2001:db8::/32');
   await seed.children(big.orgId, v6, 10_000, sql`format('2001:db8:%s::/48', to_hex(i))::cidr`);
@@ -52,6 +53,13 @@ export async function prepareCore(seed: Seeder) {
   await seed.children(big.orgId, other, 40_000, sql`set_masklen('11.0.0.0'::inet + i * 256, 24)::cidr`);
   const dense = await seed.subnet(big.orgId, '172.16.0.0/16');
   await seed.addresses(big.orgId, dense, '172.16.0.1', 60_000);
+  return { ...big, v6, v4, other, dense };
+}
+export type LargeOrg = Awaited<ReturnType<typeof seedLargeOrg>>;
+
+/** Seeds the organisations the core targets need; answers a function running one round of measurements. */
+export async function prepareCore(seed: Seeder, big: LargeOrg) {
+  const { v6, v4, dense } = big;
 
   // 10,000 top-level /24s in each of several VRFs (one per re-parenting create, three per round).
   const reparentVrfs: string[] = [];

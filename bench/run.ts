@@ -5,8 +5,10 @@
  * - IPAM core: latency of single requests against large organisations (median and p95 in ms).
  * - Hot paths: requests per second at 50 connections as ratios of a ceiling measured in the same run
  *   (bare Express + one prepared primary-key SELECT), with p99 and the server's resident memory.
- * Both are repeated BENCH_ROUNDS times (3) and reported with their spread. The embedded database (PGlite)
- * gets a row of its own, without a target.
+ * - Writes and free space against their ceilings (issue 22, bench/ceilings.ts): sequential latencies as
+ *   ratios of a durable INSERT and of a hot subnet read; the embedded database against its own ceiling.
+ * All are repeated BENCH_ROUNDS times (3) and reported with their spread. The embedded database (PGlite)
+ * gets a row of its own in the hot paths, without a target.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,8 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../server/db/connection';
 import { startServerProcess } from '../test/support/process';
-import { type CoreTiming, prepareCore } from './core';
+import { type CeilingResult, prepareCeilings, printCeilings } from './ceilings';
+import { type CoreTiming, prepareCore, seedLargeOrg } from './core';
 import { exportGrowth, prepareExchange } from './exchange';
 import { type FairnessPhase, measureFairness, prepareFairness, printFairness } from './fairness';
 import { load, residentMegabytes } from './load';
@@ -29,6 +32,10 @@ const withCore = process.env.BENCH_CORE !== '0';
 /** BENCH_FAIRNESS=only measures fairness between callers only; =0 skips it. */
 const fairnessOnly = process.env.BENCH_FAIRNESS === 'only';
 const withFairness = process.env.BENCH_FAIRNESS !== '0';
+/** BENCH_CEILINGS=only measures writes and free space against their ceilings only; =0 or BENCH_CORE=0 skips them. */
+const ceilingsOnly = process.env.BENCH_CEILINGS === 'only';
+const withCeilings = ceilingsOnly || (withCore && !fairnessOnly && process.env.BENCH_CEILINGS !== '0');
+const withCoreRounds = withCore && !fairnessOnly && !ceilingsOnly;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
 const database = await openDatabase({ databaseUrl });
@@ -40,14 +47,17 @@ const { synchronous_commit: commit } = await seed.row<{ synchronous_commit: stri
 );
 console.log(`PostgreSQL fsync=${fsync}, synchronous_commit=${commit}; seeding …`);
 const seedStart = performance.now();
-const coreRound = withCore && !fairnessOnly ? await prepareCore(seed) : null;
-const exchangeRound = withCore && !fairnessOnly ? await prepareExchange(seed) : null;
-const fairnessKeys = withFairness ? await prepareFairness(seed) : null;
+const large = withCoreRounds || withCeilings ? await seedLargeOrg(seed) : null;
+const coreRound = withCoreRounds && large ? await prepareCore(seed, large) : null;
+const exchangeRound = withCoreRounds ? await prepareExchange(seed) : null;
+const fairnessKeys = withFairness && !ceilingsOnly ? await prepareFairness(seed) : null;
+const ceilingsRound = withCeilings && large ? await prepareCeilings(seed, large, rounds, seconds) : null;
 /** BENCH_ONLY=<regular expression> measures only the hot paths whose name matches it (and the ceiling). */
 const only = process.env.BENCH_ONLY;
-const scenarios = fairnessOnly
-  ? []
-  : (await prepareThroughput(seed)).filter((scenario, i) => i === 0 || !only || new RegExp(only).test(scenario.name));
+const scenarios =
+  fairnessOnly || ceilingsOnly
+    ? []
+    : (await prepareThroughput(seed)).filter((scenario, i) => i === 0 || !only || new RegExp(only).test(scenario.name));
 // Steady state: autovacuum keeps the visibility map current, which index-only scans rely on.
 await seed.run(sql`VACUUM ANALYZE`);
 console.log(`seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
@@ -60,6 +70,7 @@ const server = await startServerProcess(
   { nodeArgs: profile },
 );
 const baseline = await startServerProcess({ DATABASE_URL: databaseUrl }, { script: 'bench/baseline.ts' });
+await ceilingsRound?.start();
 const call = (key: string, method: string, path: string, body?: unknown) =>
   fetch(`${server.url}/api/v1${path}`, {
     method,
@@ -69,6 +80,7 @@ const call = (key: string, method: string, path: string, body?: unknown) =>
 
 const core: CoreTiming[][] = [];
 const hot: ScenarioRound[][] = [];
+const ceilings: CeilingResult[][] = [];
 let rss = 0;
 let fairness: FairnessPhase[] = [];
 try {
@@ -76,6 +88,11 @@ try {
     console.log(`round ${r + 1} of ${rounds} …`);
     if (coreRound && exchangeRound)
       core.push([...(await coreRound(call, r)), ...(await exchangeRound(call, server.pid))]);
+    if (ceilingsRound) {
+      await seed.settle();
+      ceilings.push(await ceilingsRound.measureRound(call, baseline.url, r));
+    }
+    if (scenarios.length === 0) continue;
     await seed.settle();
     hot.push(
       await throughputRound(
@@ -99,10 +116,15 @@ try {
 } finally {
   await server.stop();
   await baseline.stop();
+  await ceilingsRound?.stop();
   await database.close();
 }
 if (fairnessOnly) {
   printFairness(fairness);
+  process.exit(0);
+}
+if (ceilingsOnly) {
+  printCeilings(ceilings);
   process.exit(0);
 }
 const embedded = await embeddedRow();
@@ -161,6 +183,7 @@ console.log(
 console.log(
   `\nServer resident memory after the load: ${rss.toFixed(0)} MB (target < 300 MB) ${rss < 300 ? 'met' : 'MISSED'}`,
 );
+if (ceilings.length > 0) printCeilings(ceilings);
 if (fairness.length > 0) printFairness(fairness);
 
 /** GET /subnets/{id} on the embedded database: its own data directory, seeded, then served by one process. */
