@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
 import type { Step } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { activity, users } from '../../db/schema';
@@ -169,22 +169,26 @@ export const exportPage = (db: Db, f: ActivityFilter, cursor: ExportCursor | nul
     .orderBy(...newestFirst)
     .limit(limit);
 
+const expiredPurged = prepared<{ n: number }, { now: string; planDays: string }>(
+  'activity_purge_expired',
+  `WITH expired AS (
+     DELETE FROM activity a USING organizations o
+     WHERE a.org_id = o.id
+       AND a.created_at < :now::timestamptz - interval '1 day' * (
+         CASE WHEN o.limit_overrides ? 'activity_retention_days'
+           THEN (o.limit_overrides ->> 'activity_retention_days')::float8
+           ELSE (:planDays::jsonb ->> o.plan)::float8
+         END)
+     RETURNING 1)
+   SELECT count(*)::int AS n FROM expired`,
+);
+
 /**
  * Deletes every entry older than its organisation's retention at `now`: the override
  * `activity_retention_days` when the organisation has one (null there = keep forever), else its plan's
  * figure from `planDays`. Answers how many entries were deleted.
  */
 export async function purgeExpired(db: Db, now: Date, planDays: Record<string, number | null>) {
-  const result = await db.execute(sql`
-    WITH expired AS (
-      DELETE FROM activity a USING organizations o
-      WHERE a.org_id = o.id
-        AND a.created_at < ${now.toISOString()}::timestamptz - interval '1 day' * (
-          CASE WHEN o.limit_overrides ? 'activity_retention_days'
-            THEN (o.limit_overrides ->> 'activity_retention_days')::float8
-            ELSE (${JSON.stringify(planDays)}::jsonb ->> o.plan)::float8
-          END)
-      RETURNING 1)
-    SELECT count(*)::int AS n FROM expired`);
-  return first(rowsOf<{ n: number }>(result), 'a count of the entries purged').n;
+  const rows = await expiredPurged(db, { now: now.toISOString(), planDays: JSON.stringify(planDays) });
+  return first(rows, 'a count of the entries purged').n;
 }

@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses } from '../../db/schema';
 import { first } from '../shared/rows';
@@ -40,36 +40,52 @@ const childContaining = prepared<
    WHERE org_id = :orgId AND parent_id = :subnetId AND network >>= :ip::inet LIMIT 1`,
 );
 
+const childrenContainingAll = prepared<
+  { ip: string; id: string; network: string },
+  { orgId: string; subnetId: string; ips: string[] }
+>(
+  'address_children_containing',
+  `SELECT host(ip.value) AS ip, c.id, c.network::text AS network
+   FROM unnest(:ips::inet[]) AS ip(value)
+   JOIN subnets c ON c.org_id = :orgId AND c.parent_id = :subnetId AND c.network >>= ip.value
+   ORDER BY ip.value`,
+);
+
 /** For each of `ips`, the child subnet of `subnetId` containing it (the address belongs there instead). */
 export async function childrenContaining(db: Db, orgId: string, subnetId: string, ips: string[]) {
   if (ips.length === 0) return [];
   const [only] = ips;
   if (only !== undefined && ips.length === 1) return childContaining(db, { orgId, subnetId, ip: only });
-  const result = await db.execute(sql`
-    SELECT host(ip.value) AS ip, c.id, c.network::text AS network
-    FROM unnest(${sql.param(ips)}::inet[]) AS ip(value)
-    JOIN subnets c ON c.org_id = ${orgId} AND c.parent_id = ${subnetId} AND c.network >>= ip.value
-    ORDER BY ip.value`);
-  return rowsOf<{ ip: string; id: string; network: string }>(result);
+  return childrenContainingAll(db, { orgId, subnetId, ips });
 }
+
+const assignedCounted = prepared<{ n: number }, { orgId: string; spaceId: string; ips: string[] }>(
+  'address_count_assigned',
+  `SELECT count(*)::int AS n FROM addresses
+   WHERE org_id = :orgId AND space_id = :spaceId AND ip = ANY(:ips::inet[])`,
+);
 
 /** How many of `ips` already hold a record in the space (a batch skips them). */
 export async function countAssigned(db: Db, orgId: string, spaceId: string, ips: string[]) {
-  const result = await db.execute(sql`
-    SELECT count(*)::int AS n FROM addresses
-    WHERE org_id = ${orgId} AND space_id = ${spaceId} AND ip = ANY(${sql.param(ips)}::inet[])`);
-  return first(rowsOf<{ n: number }>(result), 'a count of assigned addresses').n;
+  return first(await assignedCounted(db, { orgId, spaceId, ips }), 'a count of assigned addresses').n;
 }
+
+const assignedPairs = prepared<{ i: number }, { orgId: string; spaceIds: string[]; ips: string[]; indexes: number[] }>(
+  'address_assigned_among',
+  `SELECT pair.i FROM unnest(:spaceIds::uuid[], :ips::inet[], :indexes::int[]) AS pair(space_id, ip, i)
+   WHERE EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = :orgId AND a.space_id = pair.space_id AND a.ip = pair.ip)`,
+);
 
 /** Which of the (space, ip) pairs already hold a record, by their `i`. */
 export async function assignedAmong(db: Db, orgId: string, pairs: { spaceId: string; ip: string; i: number }[]) {
   if (pairs.length === 0) return new Set<number>();
-  const result = await db.execute(sql`
-    SELECT pair.i FROM unnest(${sql.param(pairs.map((p) => p.spaceId))}::uuid[],
-                              ${sql.param(pairs.map((p) => p.ip))}::inet[],
-                              ${sql.param(pairs.map((p) => p.i))}::int[]) AS pair(space_id, ip, i)
-    WHERE EXISTS (SELECT 1 FROM addresses a WHERE a.org_id = ${orgId} AND a.space_id = pair.space_id AND a.ip = pair.ip)`);
-  return new Set(rowsOf<{ i: number }>(result).map((r) => Number(r.i)));
+  const rows = await assignedPairs(db, {
+    orgId,
+    spaceIds: pairs.map((p) => p.spaceId),
+    ips: pairs.map((p) => p.ip),
+    indexes: pairs.map((p) => p.i),
+  });
+  return new Set(rows.map((r) => Number(r.i)));
 }
 
 /** The values of an address a statement writes (as given: the statement puts in the columns' defaults). */

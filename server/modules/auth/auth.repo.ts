@@ -8,9 +8,14 @@ import { first } from '../shared/rows';
 
 /* Magic links */
 
+const addressLocked = prepared<unknown, { email: string }>(
+  'auth_lock_address',
+  'SELECT pg_advisory_xact_lock(4004, hashtext(:email))',
+);
+
 /** Serialises the count-then-insert of one address's links (two-key advisory lock space 4004). */
 export async function lockAddress(tx: Db, email: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(4004, hashtext(${email.toLowerCase()}))`);
+  await addressLocked(tx, { email: email.toLowerCase() });
 }
 
 /** The address's links created since `since`: how many, and when the oldest of them was made. */

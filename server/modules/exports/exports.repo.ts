@@ -1,8 +1,19 @@
-import { sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 
 /** Rows per query: the file is read in pages of this many, never all at once. */
 export const PAGE = 2000;
+
+/**
+ * Keyset pages: each page reads the rows after the last one of the page before. The bound is `>=` a key that
+ * is never null, so that an index in key order (addresses_space_ip) starts at it in every plan, the generic one
+ * included: the last row's key (the row itself left out by IS DISTINCT FROM) or, on the first page, the least
+ * key there is, the global space's nil UUID and 0.0.0.0/0, which order before every network and address. A
+ * cursor tested for null instead (`:afterSpaceId IS NULL OR …`) is a filter in a generic plan: every page
+ * would scan the organisation's rows from its first.
+ */
+const NIL_SPACE = "'00000000-0000-0000-0000-000000000000'::uuid";
+const LEAST_NETWORK = "'0.0.0.0/0'";
 
 export interface SubnetExportRow {
   spaceId: string;
@@ -21,6 +32,29 @@ export interface SubnetExportRow {
   tracked: boolean;
 }
 
+const subnetsAfter = prepared<
+  SubnetExportRow,
+  { orgId: string; folderId: string | null; afterSpaceId: string | null; afterNetwork: string | null }
+>(
+  'export_subnet_page',
+  `SELECT s.space_id AS "spaceId", s.network::text AS network, s.name, s.description, f.name AS folder,
+     v.vlan_number AS vlan, r.name AS vrf, l.name AS location, host(s.gateway) AS gateway,
+     host(s.dns_primary) AS "dnsPrimary", host(s.dns_secondary) AS "dnsSecondary", s.is_pool AS "isPool",
+     s.scan_enabled AS "scanEnabled", s.tracked
+   FROM subnets s
+   LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
+   LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
+   LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
+   LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id
+   WHERE s.org_id = :orgId
+     AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
+     AND (s.space_id, s.network) >= (coalesce(:afterSpaceId::uuid, ${NIL_SPACE}),
+       coalesce(:afterNetwork::cidr, ${LEAST_NETWORK}::cidr))
+     AND (s.space_id, s.network) IS DISTINCT FROM (:afterSpaceId::uuid, :afterNetwork::cidr)
+   ORDER BY s.space_id, s.network
+   LIMIT ${PAGE}`,
+);
+
 /** A page of the organisation's subnets (of one folder) in (space, network) order, after the key given. */
 export async function subnetPage(
   db: Db,
@@ -28,22 +62,12 @@ export async function subnetPage(
   folderId: string | undefined,
   after: { spaceId: string; network: string } | null,
 ) {
-  const result = await db.execute(sql`
-    SELECT s.space_id AS "spaceId", s.network::text AS network, s.name, s.description, f.name AS folder,
-      v.vlan_number AS vlan, r.name AS vrf, l.name AS location, host(s.gateway) AS gateway,
-      host(s.dns_primary) AS "dnsPrimary", host(s.dns_secondary) AS "dnsSecondary", s.is_pool AS "isPool",
-      s.scan_enabled AS "scanEnabled", s.tracked
-    FROM subnets s
-    LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
-    LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
-    LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
-    LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id
-    WHERE s.org_id = ${orgId}
-      ${folderId ? sql`AND s.folder_id = ${folderId}` : sql``}
-      ${after ? sql`AND (s.space_id, s.network) > (${after.spaceId}::uuid, ${after.network}::cidr)` : sql``}
-    ORDER BY s.space_id, s.network
-    LIMIT ${PAGE}`);
-  return rowsOf<SubnetExportRow>(result);
+  return subnetsAfter(db, {
+    orgId,
+    folderId: folderId ?? null,
+    afterSpaceId: after?.spaceId ?? null,
+    afterNetwork: after?.network ?? null,
+  });
 }
 
 export interface AddressExportRow {
@@ -59,6 +83,29 @@ export interface AddressExportRow {
   vrf: string | null;
 }
 
+/**
+ * A subnet's addresses are in its space, from its network on (docs/decisions.md, Spaces): the first page of
+ * one subnet's starts there (`home`), not at the organisation's first address.
+ */
+const addressesAfter = prepared<
+  AddressExportRow,
+  { orgId: string; subnetId: string | null; afterSpaceId: string | null; afterIp: string | null }
+>(
+  'export_address_page',
+  `WITH home AS (SELECT space_id, network FROM subnets WHERE org_id = :orgId AND id = :subnetId::uuid)
+   SELECT a.space_id AS "spaceId", host(a.ip) AS ip, s.network::text AS subnet, a.hostname,
+     a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf
+   FROM addresses a JOIN subnets s ON s.id = a.subnet_id
+   LEFT JOIN vrfs r ON r.org_id = a.org_id AND r.id = a.vrf_id
+   WHERE a.org_id = :orgId
+     AND (:subnetId::uuid IS NULL OR a.subnet_id = :subnetId::uuid)
+     AND (a.space_id, a.ip) >= (coalesce(:afterSpaceId::uuid, (SELECT space_id FROM home), ${NIL_SPACE}),
+       coalesce(:afterIp::inet, (SELECT network FROM home), ${LEAST_NETWORK}::inet))
+     AND (a.space_id, a.ip) IS DISTINCT FROM (:afterSpaceId::uuid, :afterIp::inet)
+   ORDER BY a.space_id, a.ip
+   LIMIT ${PAGE}`,
+);
+
 /** A page of the organisation's addresses (of one subnet) in (space, ip) order, after the key given. */
 export async function addressPage(
   db: Db,
@@ -66,15 +113,10 @@ export async function addressPage(
   subnetId: string | undefined,
   after: { spaceId: string; ip: string } | null,
 ) {
-  const result = await db.execute(sql`
-    SELECT a.space_id AS "spaceId", host(a.ip) AS ip, s.network::text AS subnet, a.hostname,
-      a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf
-    FROM addresses a JOIN subnets s ON s.id = a.subnet_id
-    LEFT JOIN vrfs r ON r.org_id = a.org_id AND r.id = a.vrf_id
-    WHERE a.org_id = ${orgId}
-      ${subnetId ? sql`AND a.subnet_id = ${subnetId}` : sql``}
-      ${after ? sql`AND (a.space_id, a.ip) > (${after.spaceId}::uuid, ${after.ip}::inet)` : sql``}
-    ORDER BY a.space_id, a.ip
-    LIMIT ${PAGE}`);
-  return rowsOf<AddressExportRow>(result);
+  return addressesAfter(db, {
+    orgId,
+    subnetId: subnetId ?? null,
+    afterSpaceId: after?.spaceId ?? null,
+    afterIp: after?.ip ?? null,
+  });
 }

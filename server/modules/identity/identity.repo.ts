@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Plan, Principal, Role } from '../../principal';
@@ -84,28 +84,30 @@ export async function updateUserRole(db: Db, userId: string, role: Role) {
   await db.update(users).set({ role }).where(eq(users.id, userId));
 }
 
+/** The parameters of a new API key. */
+interface ApiKeyInsert {
+  orgId: string;
+  userId: string;
+  name: string;
+  keyHash: string;
+  keyPrefix: string;
+  permissions: ('read' | 'write')[];
+}
+
+const apiKeyInserted = prepared<{ id: string }, ApiKeyInsert>(
+  'identity_insert_api_key',
+  `INSERT INTO api_keys (org_id, user_id, name, key_hash, key_prefix, permissions)
+   SELECT u.org_id, u.id, :name, :keyHash, :keyPrefix, :permissions::text[]
+   FROM users u WHERE u.org_id = :orgId AND u.id = :userId FOR KEY SHARE
+   RETURNING id`,
+);
+
 /**
  * Inserts a key for the user, locked against deletion as it is read (FOR KEY SHARE); no row (undefined) when
  * the user is gone: removed while the request ran, where the foreign key would refuse the key.
  */
-export async function insertApiKey(
-  db: Db,
-  values: {
-    orgId: string;
-    userId: string;
-    name: string;
-    keyHash: string;
-    keyPrefix: string;
-    permissions: ('read' | 'write')[];
-  },
-): Promise<{ id: string } | undefined> {
-  const result = await db.execute(sql`
-    INSERT INTO api_keys (org_id, user_id, name, key_hash, key_prefix, permissions)
-    SELECT u.org_id, u.id, ${values.name}, ${values.keyHash}, ${values.keyPrefix},
-      ${sql.param(values.permissions)}::text[]
-    FROM users u WHERE u.org_id = ${values.orgId} AND u.id = ${values.userId} FOR KEY SHARE
-    RETURNING id`);
-  return rowsOf<{ id: string }>(result)[0];
+export async function insertApiKey(db: Db, values: ApiKeyInsert): Promise<{ id: string } | undefined> {
+  return (await apiKeyInserted(db, values))[0];
 }
 
 export async function insertSession(db: Db, values: { userId: string; tokenHash: string; expiresAt: Date }) {

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/connection';
+import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
 import { apiKeys, organizations, sessions, users } from '../../db/schema';
 import type { Role } from '../../principal';
 import { first } from '../shared/rows';
@@ -89,16 +90,19 @@ export async function moveUser(db: Db, userId: string, values: { orgId: string; 
 export const lockOrganizationForDelete = (db: Db, orgId: string) =>
   db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
 
+const dataHeld = prepared<{ held: boolean }, { orgId: string }>(
+  'team_holds_data',
+  `SELECT EXISTS (SELECT 1 FROM folders WHERE org_id = :orgId)
+       OR EXISTS (SELECT 1 FROM subnets WHERE org_id = :orgId)
+       OR EXISTS (SELECT 1 FROM addresses WHERE org_id = :orgId)
+       OR EXISTS (SELECT 1 FROM vlans WHERE org_id = :orgId)
+       OR EXISTS (SELECT 1 FROM vrfs WHERE org_id = :orgId)
+       OR EXISTS (SELECT 1 FROM locations WHERE org_id = :orgId) AS held`,
+);
+
 /** Whether the organisation holds any IPAM data. */
 export async function holdsData(db: Db, orgId: string): Promise<boolean> {
-  const result = await db.execute(sql`
-    SELECT EXISTS (SELECT 1 FROM folders WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM subnets WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM addresses WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM vlans WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM vrfs WHERE org_id = ${orgId})
-        OR EXISTS (SELECT 1 FROM locations WHERE org_id = ${orgId}) AS held`);
-  return first(rowsOf<{ held: boolean }>(result), 'whether the organisation holds data').held;
+  return first(await dataHeld(db, { orgId }), 'whether the organisation holds data').held;
 }
 
 /** Destroys the session a browser still carries when it signs in again (rotation). */

@@ -1,7 +1,8 @@
 /** The outbox queue's SQL: claiming due attempts, recording their outcome, cancelling and purging. */
 import { and, eq, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../../db/connection';
+import type { Db } from '../../../db/connection';
 import { transaction } from '../../../db/pipeline';
+import { prepared } from '../../../db/prepared';
 import { webhookOutbox, webhooks } from '../../../db/schema';
 import { first } from '../../shared/rows';
 import { insertDelivery, purgeDeliveriesBefore as purgeAllDeliveriesBefore } from '../deliveries.repo';
@@ -9,15 +10,11 @@ import { insertDelivery, purgeDeliveriesBefore as purgeAllDeliveriesBefore } fro
 /** Which organisations' rows a worker handles: all (null), or only these (tests that share one database). */
 export type Scope = ReadonlySet<string> | null;
 
-const inScope = (column: string, scope: Scope) =>
-  scope === null
-    ? sql`true`
-    : scope.size === 0
-      ? sql`false`
-      : sql`${sql.raw(column)} IN (${sql.join(
-          [...scope].map((id) => sql`${id}::uuid`),
-          sql`, `,
-        )})`;
+/** A statement's organisations as a parameter: every one (null), or only these (an empty list: none). */
+const scoped = (scope: Scope) => (scope === null ? null : [...scope]);
+
+/** The SQL test of a row's organisation `column` against the :scope parameter (see scoped). */
+const inScope = (column: string) => `(:scope::uuid[] IS NULL OR ${column} = ANY(:scope::uuid[]))`;
 
 /** One claimed attempt with what sending it needs (the subscription's URL and current secret). */
 export interface Claimed {
@@ -41,11 +38,33 @@ interface ClaimedRow {
   webhook_id: string;
   attempts: number;
   type: string;
-  created_at: Date | string;
+  created_at: Date;
   payload: unknown;
   url: string;
   secret: string;
 }
+
+const claimed = prepared<ClaimedRow, { now: string; leaseUntil: string; limit: number; scope: string[] | null }>(
+  'webhook_queue_claim_due',
+  `WITH due AS MATERIALIZED (
+     SELECT q.id FROM webhook_outbox q
+     JOIN webhooks a ON a.id = q.webhook_id AND a.is_active
+     WHERE q.state = 'pending'
+       AND (q.next_attempt_at IS NULL OR q.next_attempt_at <= :now::timestamptz)
+       AND ${inScope('q.org_id')}
+     ORDER BY q.next_attempt_at NULLS FIRST, q.id
+     LIMIT :limit
+     FOR UPDATE OF q SKIP LOCKED
+   )
+   UPDATE webhook_outbox o
+   SET attempts = o.attempts + 1, next_attempt_at = :leaseUntil::timestamptz
+   FROM due, webhook_events e, webhooks w
+   WHERE o.id = due.id
+     AND e.id = o.event_id
+     AND w.id = o.webhook_id
+   RETURNING o.id::text AS id, o.event_id, o.org_id, o.webhook_id, o.attempts, e.type, e.created_at, e.payload,
+     w.url, w.secret`,
+);
 
 /**
  * Claims up to `limit` due attempts of active subscriptions, oldest events first: each claimed row counts
@@ -60,27 +79,12 @@ export async function claimDue(
   limit: number,
   scope: Scope = null,
 ): Promise<Claimed[]> {
-  const rows = rowsOf<ClaimedRow>(
-    await db.execute(sql`
-      WITH due AS MATERIALIZED (
-        SELECT q.id FROM webhook_outbox q
-        JOIN webhooks a ON a.id = q.webhook_id AND a.is_active
-        WHERE q.state = 'pending'
-          AND (q.next_attempt_at IS NULL OR q.next_attempt_at <= ${now.toISOString()}::timestamptz)
-          AND ${inScope('q.org_id', scope)}
-        ORDER BY q.next_attempt_at NULLS FIRST, q.id
-        LIMIT ${limit}
-        FOR UPDATE OF q SKIP LOCKED
-      )
-      UPDATE webhook_outbox o
-      SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil.toISOString()}::timestamptz
-      FROM due, webhook_events e, webhooks w
-      WHERE o.id = due.id
-        AND e.id = o.event_id
-        AND w.id = o.webhook_id
-      RETURNING o.id::text AS id, o.event_id, o.org_id, o.webhook_id, o.attempts, e.type, e.created_at, e.payload,
-        w.url, w.secret`),
-  );
+  const rows = await claimed(db, {
+    now: now.toISOString(),
+    leaseUntil: leaseUntil.toISOString(),
+    limit,
+    scope: scoped(scope),
+  });
   return rows
     .map((r) => ({
       id: r.id,
@@ -89,7 +93,7 @@ export async function claimDue(
       webhookId: r.webhook_id,
       attempt: Number(r.attempts),
       type: r.type,
-      createdAt: new Date(r.created_at),
+      createdAt: r.created_at,
       payload: r.payload,
       url: r.url,
       secret: r.secret,
@@ -173,35 +177,48 @@ export async function cancelClaimed(db: Db, items: Claimed[]): Promise<void> {
   }
 }
 
+const inactiveCancelled = prepared<unknown, { scope: string[] | null }>(
+  'webhook_queue_cancel_inactive',
+  `UPDATE webhook_outbox SET state = 'cancelled', next_attempt_at = NULL
+   WHERE state = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE NOT is_active)
+     AND ${inScope('org_id')}`,
+);
+
 /** Pending attempts of deactivated subscriptions are abandoned (re-activating one does not replay them). */
 export async function cancelForInactive(db: Db, scope: Scope = null): Promise<void> {
-  await db.execute(sql`
-    UPDATE webhook_outbox SET state = 'cancelled', next_attempt_at = NULL
-    WHERE state = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE NOT is_active)
-      AND ${inScope('org_id', scope)}`);
+  await inactiveCancelled(db, { scope: scoped(scope) });
 }
+
+const deliveriesPurged = prepared<unknown, { cutoff: string; scope: string[] }>(
+  'webhook_queue_purge_deliveries_in_scope',
+  'DELETE FROM webhook_deliveries WHERE delivered_at < :cutoff::timestamptz AND org_id = ANY(:scope::uuid[])',
+);
 
 /** Deletes the deliveries recorded before `cutoff` (kept 7 days). */
 export async function purgeDeliveriesBefore(db: Db, cutoff: Date, scope: Scope = null): Promise<void> {
   if (scope === null) return purgeAllDeliveriesBefore(db, cutoff);
-  await db.execute(sql`
-    DELETE FROM webhook_deliveries
-    WHERE delivered_at < ${cutoff.toISOString()}::timestamptz AND ${inScope('org_id', scope)}`);
+  await deliveriesPurged(db, { cutoff: cutoff.toISOString(), scope: [...scope] });
 }
+
+const finishedPurged = prepared<unknown, { cutoff: string; scope: string[] | null }>(
+  'webhook_queue_purge_finished',
+  `DELETE FROM webhook_events e
+   WHERE e.created_at < :cutoff::timestamptz
+     AND ${inScope('e.org_id')}
+     AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.event_id = e.id AND o.state = 'pending')`,
+);
 
 /** Deletes events older than `cutoff` that no subscription still waits for (their outbox rows with them). */
 export async function purgeFinishedBefore(db: Db, cutoff: Date, scope: Scope = null): Promise<void> {
-  await db.execute(sql`
-    DELETE FROM webhook_events e
-    WHERE e.created_at < ${cutoff.toISOString()}::timestamptz
-      AND ${inScope('e.org_id', scope)}
-      AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.event_id = e.id AND o.state = 'pending')`);
+  await finishedPurged(db, { cutoff: cutoff.toISOString(), scope: scoped(scope) });
 }
+
+const pendingCounted = prepared<{ count: number }>(
+  'webhook_queue_count_pending',
+  "SELECT count(*)::int AS count FROM webhook_outbox WHERE state = 'pending'",
+);
 
 /** Outbox rows still pending: attempts due now, scheduled for a retry or being sent (the queue's depth). */
 export async function countPending(db: Db): Promise<number> {
-  const rows = rowsOf<{ count: number | string }>(
-    await db.execute(sql`SELECT count(*)::int AS count FROM webhook_outbox WHERE state = 'pending'`),
-  );
-  return Number(first(rows, 'a count of pending deliveries').count);
+  return first(await pendingCounted(db), 'a count of pending deliveries').count;
 }
