@@ -212,7 +212,8 @@ for (let round = 0; round < rounds; round++) {
     console.log(
       `round ${round + 1} ${c.name}: ready ${sample.readyMs.toFixed(0)} ms, idle ${sample.idle.total.toFixed(0)} MB ` +
         `(largest ${sample.idle.largest.toFixed(0)}), after load ${sample.loaded.total.toFixed(0)} MB ` +
-        `(largest ${sample.loaded.largest.toFixed(0)}), ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99} ms`,
+        `(largest ${sample.loaded.largest.toFixed(0)}), ${sample.requestsPerSecond.toFixed(0)} req/s, ` +
+        `p99 ${sample.p99} ms`,
     );
   }
 }
