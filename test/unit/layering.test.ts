@@ -171,6 +171,15 @@ describe('layering', () => {
     expect(outside).toEqual([]);
   });
 
+  // One way to write a statement: drizzle's builder for a table's plain reads and writes, or SQL text with
+  // named parameters in prepared(); a `sql` template only as an expression inside a builder call.
+  it('repositories run no SQL text except through prepared() (no .execute of a sql template)', () => {
+    const executing = sources('server/modules')
+      .filter((file) => file.endsWith('.repo.ts') && /\.execute\s*[<(]/.test(codeOf(file)))
+      .map((file) => `${file}: .execute()`);
+    expect(executing).toEqual([]);
+  });
+
   it('the SQL check sees SQL (it would pass on nothing otherwise)', () => {
     expect(TABLES).toContain('subnets');
     const repos = sources('server/modules').filter(mayHoldSql);
