@@ -21,7 +21,7 @@ import { openDatabase } from '../server/db/connection';
 import { type ServerProcess, startServerProcess } from '../test/support/process';
 import type { LargeOrg } from './core';
 import { type LoadResult, load } from './load';
-import { type Seeder, seeder } from './seed';
+import { hotSite, type Seeder, seeder } from './seed';
 
 type Call = (key: string, method: string, path: string, body?: unknown) => Promise<Response>;
 
@@ -112,10 +112,8 @@ export async function prepareCeilings(seed: Seeder, large: LargeOrg, rounds: num
     payload text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now())`);
   const org = await seed.enterpriseOrg();
-  // The hot GET's subnet: a /16 with 8 child /24s and 300 addresses, like the hot paths' site.
-  const site = await seed.subnet(org.orgId, '172.20.0.0/16');
-  for (let i = 0; i < 8; i++) await seed.subnet(org.orgId, `172.20.${100 + i}.0/24`, site);
-  await seed.addresses(org.orgId, site, '172.20.0.1', 300);
+  // The hot GET's subnet, the hot paths' site.
+  const site = await hotSite(seed, org.orgId);
   const sparse = await seed.subnet(org.orgId, '172.21.0.0/16');
   await seed.addresses(org.orgId, sparse, '172.21.0.1', 500);
   const nearlyFull = await seed.subnet(org.orgId, '172.22.0.0/24');
@@ -323,9 +321,7 @@ async function prepareEmbedded(rounds: number) {
   const local = await openDatabase({ dataDir });
   const localSeed = seeder(local.db);
   const org = await localSeed.enterpriseOrg();
-  const site = await localSeed.subnet(org.orgId, '172.20.0.0/16');
-  for (let i = 0; i < 8; i++) await localSeed.subnet(org.orgId, `172.20.${100 + i}.0/24`, site);
-  await localSeed.addresses(org.orgId, site, '172.20.0.1', 300);
+  const site = await hotSite(localSeed, org.orgId);
   const sparse = await localSeed.subnet(org.orgId, '172.21.0.0/16');
   await localSeed.addresses(org.orgId, sparse, '172.21.0.1', 500);
   const slash24s: string[] = [];

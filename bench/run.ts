@@ -21,7 +21,7 @@ import { type CoreTiming, prepareCore, seedLargeOrg } from './core';
 import { exportGrowth, prepareExchange } from './exchange';
 import { type FairnessPhase, measureFairness, prepareFairness, printFairness } from './fairness';
 import { load, residentMegabytes } from './load';
-import { seeder } from './seed';
+import { hotSite, seeder } from './seed';
 import { prepareThroughput, type ScenarioRound, throughputRound } from './throughput';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -193,9 +193,7 @@ async function embeddedRow() {
     const local = await openDatabase({ dataDir });
     const localSeed = seeder(local.db);
     const org = await localSeed.enterpriseOrg();
-    const site = await localSeed.subnet(org.orgId, '172.20.0.0/16');
-    for (let i = 0; i < 8; i++) await localSeed.subnet(org.orgId, `172.20.${100 + i}.0/24`, site);
-    await localSeed.addresses(org.orgId, site, '172.20.0.1', 300);
+    const site = await hotSite(localSeed, org.orgId);
     await local.close();
     const embeddedServer = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: '', WEBHOOK_WORKER: 'off' });
     try {

@@ -64,4 +64,12 @@ export function seeder(db: Db) {
     },
   };
 }
+
+/** The hot reads' subnet: a /16 with 8 child /24s and 300 addresses of its own, like a real site subnet. */
+export async function hotSite(seed: Seeder, orgId: string) {
+  const site = await seed.subnet(orgId, '172.20.0.0/16');
+  for (let i = 0; i < 8; i++) await seed.subnet(orgId, `172.20.${100 + i}.0/24`, site);
+  await seed.addresses(orgId, site, '172.20.0.1', 300);
+  return site;
+}
 export type Seeder = ReturnType<typeof seeder>;

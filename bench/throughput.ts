@@ -4,7 +4,7 @@
  * connections for a few seconds; only answers with the expected status count.
  */
 import { cpuMeter, type LoadOptions, type LoadResult, load } from './load';
-import type { Seeder } from './seed';
+import { hotSite, type Seeder } from './seed';
 
 export interface Scenario {
   name: string;
@@ -25,10 +25,7 @@ export interface ScenarioRound {
 /** Seeds the hot-path organisation and answers the scenarios, the ceiling first. */
 export async function prepareThroughput(seed: Seeder): Promise<Scenario[]> {
   const hot = await seed.enterpriseOrg();
-  // A /16 with 8 child /24s and 300 addresses of its own, like a real site subnet.
-  const site = await seed.subnet(hot.orgId, '172.20.0.0/16');
-  for (let i = 0; i < 8; i++) await seed.subnet(hot.orgId, `172.20.${100 + i}.0/24`, site);
-  await seed.addresses(hot.orgId, site, '172.20.0.1', 300);
+  const site = await hotSite(seed, hot.orgId);
   const listed = await seed.subnet(hot.orgId, '172.21.0.0/22');
   await seed.addresses(hot.orgId, listed, '172.21.0.1', 1000);
   const target = await seed.subnet(hot.orgId, '10.0.0.0/8');
