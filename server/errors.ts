@@ -51,6 +51,19 @@ export const isForeignKeyViolation = (error: unknown) => sqlState(error) === '23
 /** A pipeline's `ipam_require` guard refused (migrations/0012): the write before it wrote nothing. */
 export const isRequirementFailed = (error: unknown) => sqlState(error) === 'P0001';
 
+/**
+ * Why a guard refused: the JSON its `ipam_require` failure carries, of the shape its statement documents
+ * (`Refusal`); `{ rule: 'unknown' }` when the message is not such JSON.
+ */
+export function refusalOf<Refusal>(error: unknown): Refusal | { rule: 'unknown' } {
+  const message = error instanceof Error ? error.message : '';
+  try {
+    return JSON.parse(message) as Refusal;
+  } catch {
+    return { rule: 'unknown' };
+  }
+}
+
 /** 503 `unavailable` with Retry-After: a dependency (the database …) is down for now; the client may retry. */
 export const unavailable = (message: string, retryAfterSeconds = 5) =>
   new HttpError(503, 'unavailable', message, { 'Retry-After': String(retryAfterSeconds) });

@@ -258,4 +258,30 @@ describe('allocate subnets', () => {
     );
     expect(refused.error).toMatch(/^folder_id: /);
   });
+
+  it('gives concurrent allocations in one subnet the lowest blocks, each its own', async () => {
+    const api = await fresh();
+    const parent = await createSubnet(api, '10.1.0.0/24');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => allocateSubnets(api, parent.id, { prefix_length: 28, count: 2 })),
+    );
+    const networks = answers.flat().map((s) => s.network);
+    const lowest = Array.from({ length: 12 }, (_, i) => `10.1.0.${i * 16}/28`);
+    expect([...networks].sort((a, b) => lowest.indexOf(a) - lowest.indexOf(b))).toEqual(lowest);
+  });
+
+  it('never allocates over a subnet created at the same time in the subnet (one of the two gets it)', async () => {
+    const api = await fresh();
+    const parent = await createSubnet(api, '10.1.0.0/24');
+    const [allocated, made] = await Promise.all([
+      allocateSubnets(api, parent.id, { prefix_length: 26, count: 2 }),
+      api.call('createSubnet', { body: { network: '10.1.0.64/26' } }),
+    ]);
+    const networks = allocated.map((s) => s.network);
+    if (made.status === 201) expect(networks).toEqual(['10.1.0.0/26', '10.1.0.128/26']);
+    else {
+      expect(expectStatus(made, 400).code).toBe('duplicate');
+      expect(networks).toEqual(['10.1.0.0/26', '10.1.0.64/26']);
+    }
+  });
 });

@@ -165,6 +165,19 @@ describe('spaces and duplicates', () => {
     expect((await refusedCreate({ network: fresh(), vrf_id: theirs.id })).error).toMatch(/^vrf_id: /);
   });
 
+  it.each(['folder_id', 'vlan_id', 'location_id'])('refuses a %s the organisation lacks, naming it', async (field) => {
+    const error = await refusedCreate({ network: fresh(), [field]: '00000000-0000-4000-8000-000000000001' });
+    expect(error.error).toBe(`${field}: no such object with id 00000000-0000-4000-8000-000000000001`);
+  });
+
+  it('names the first missing reference of several, and writes nothing', async () => {
+    const own = await t.server.newOrg();
+    const missing = '00000000-0000-4000-8000-000000000002';
+    const body = { network: '10.9.0.0/24', vlan_id: missing, location_id: missing };
+    expect((await refusedCreate(body, 400, own.api)).error).toMatch(/^vlan_id: /);
+    expect(await list(own.api)).toEqual([]);
+  });
+
   it('refuses the same CIDR twice in one VRF', async () => {
     const vrf = await make('Vrf', { name: 'dup-vrf' });
     await create('10.51.0.0/16', { vrf_id: vrf.id });

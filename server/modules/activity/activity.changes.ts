@@ -72,7 +72,13 @@ export const locationFields = (r: typeof locations.$inferSelect): Fields => ({
   address: r.address,
 });
 
-export const subnetFields = (r: typeof subnets.$inferSelect): Fields => ({
+/** A subnet's own values: a row, or those a create is about to insert. */
+type SubnetValues = Omit<
+  typeof subnets.$inferSelect,
+  'id' | 'orgId' | 'parentId' | 'spaceId' | 'createdAt' | 'updatedAt'
+>;
+
+export const subnetFields = (r: SubnetValues): Fields => ({
   network: r.network,
   name: r.name,
   description: r.description,

@@ -146,8 +146,7 @@ export type Refusal =
   | { rule: 'no_subnet' }
   | { rule: 'limit'; count: number }
   | { rule: 'outside' | 'edge'; network: string }
-  | { rule: 'child'; network: string; id: string }
-  | { rule: 'unknown' };
+  | { rule: 'child'; network: string; id: string };
 
 /**
  * Fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded insert do not
@@ -170,16 +169,6 @@ export const requireInsertedStep = (
   values: { subnetId: string; ip: string },
   rules: { edgePrefixes: number[]; limit: number | null },
 ) => inserted.step({ orgId, id, subnetId: values.subnetId, ip: values.ip, ...rules });
-
-/** The Refusal a failed requireInsertedStep carries (see inserted). */
-export const refusalOf = (error: unknown): Refusal => {
-  const message = error instanceof Error ? error.message : '';
-  try {
-    return JSON.parse(message) as Refusal;
-  } catch {
-    return { rule: 'unknown' };
-  }
-};
 
 /**
  * Inserts addresses of one subnet, with the ids given, at the first `count` of `ips` (in order) that are in

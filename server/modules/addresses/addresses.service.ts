@@ -8,7 +8,7 @@ import type {
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import type { Db } from '../../db/connection';
-import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound } from '../../errors';
+import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
@@ -142,12 +142,12 @@ export async function createAddress(
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicate(`ip: ${values.ip} is already assigned`);
     if (!isRequirementFailed(error)) throw error;
-    refuse(caller, input.ip, repo.refusalOf(error), error);
+    refuse(caller, input.ip, refusalOf<repo.Refusal>(error), error);
   }
 }
 
 /** Throws the answer to an address the guarded insert refused, by the rule that refused it. */
-function refuse(caller: Principal, ip: string, refusal: repo.Refusal, error: unknown): never {
+function refuse(caller: Principal, ip: string, refusal: repo.Refusal | { rule: 'unknown' }, error: unknown): never {
   switch (refusal.rule) {
     case 'no_subnet':
       throw notFound('Subnet');

@@ -18,6 +18,9 @@ const lockSpaceShared = prepared<unknown, { key: string }>(
 export const lockSpaceKey = (db: Db, key: string, mode: 'exclusive' | 'shared') =>
   (mode === 'shared' ? lockSpaceShared : lockSpace)(db, { key });
 
+/** The exclusive lock of `key` as a step of a pipeline. */
+export const lockSpaceKeyStep = (key: string) => lockSpace.step({ key });
+
 /** What an address needs of its subnet: its range, pool flag and VRF. */
 export interface AddressHome {
   network: string;

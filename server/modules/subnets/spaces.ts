@@ -3,7 +3,7 @@
  * take its lock through this file, and read subnets as addresses' homes (the SQL is in spaces.repo.ts).
  */
 import type { Db } from '../../db/connection';
-import { type AddressHome, addressHomeLockedOf, addressHomeOf, lockSpaceKey } from './spaces.repo';
+import { type AddressHome, addressHomeLockedOf, addressHomeOf, lockSpaceKey, lockSpaceKeyStep } from './spaces.repo';
 
 export {
   type AddressHome,
@@ -32,6 +32,9 @@ export async function lockSpaces(
 ) {
   for (const spaceId of [...new Set(spaceIds)].sort()) await lockSpaceKey(db, lockKey(orgId, spaceId), mode);
 }
+/** The exclusive lock of one space as a step of a pipeline (a subnet write sent at once). */
+export const lockSpaceStep = (orgId: string, spaceId: string) => lockSpaceKeyStep(lockKey(orgId, spaceId));
+
 // spaces.repo.ts's address_home_locked builds the same key in SQL.
 const lockKey = (orgId: string, spaceId: string) => `subnets:${orgId}:${spaceId}`;
 

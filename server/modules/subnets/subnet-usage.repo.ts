@@ -50,7 +50,15 @@ const subnetWithUsage = prepared<
 );
 
 export async function getWithUsage(db: Db, orgId: string, id: string) {
-  const [r] = await subnetWithUsage(db, { orgId, id });
+  return withUsageOf(await subnetWithUsage(db, { orgId, id }));
+}
+
+/** The same read as a step of a write's pipeline (the subnet it answers, as the write left it). */
+export const withUsageStep = (orgId: string, id: string) => subnetWithUsage.step({ orgId, id });
+
+/** The subnet of a row read by `withUsageStep`; undefined without one. */
+export function withUsageOf(rows: Awaited<ReturnType<typeof subnetWithUsage>>) {
+  const [r] = rows;
   if (!r) return undefined;
   const { folderName, vlanNumber, vrfName, locationName, used, children, ...subnet } = r;
   return { row: { subnet, folderName, vlanNumber, vrfName, locationName }, used, children };

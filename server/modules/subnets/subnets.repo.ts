@@ -1,11 +1,15 @@
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
+import { columnsOf } from '../../db/columns';
 import type { Db } from '../../db/connection';
+import { pipeline } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
 import { first } from '../shared/rows';
 
 export type SubnetRow = typeof subnets.$inferSelect;
 export type SubnetInsert = Omit<typeof subnets.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
+/** Every value of a new subnet but those the database sets (its id, space, parent and times). */
+export type SubnetValues = Omit<SubnetRow, 'id' | 'orgId' | 'parentId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
 
 const inOrg = (orgId: string, id: string) => and(eq(subnets.orgId, orgId), eq(subnets.id, id));
 const inSpace = (orgId: string, spaceId: string) => and(eq(subnets.orgId, orgId), eq(subnets.spaceId, spaceId));
@@ -68,6 +72,190 @@ export async function insertMany(db: Db, orgId: string, values: SubnetInsert[]) 
     .insert(subnets)
     .values(values.map((v) => ({ orgId, ...v })))
     .returning();
+}
+
+/** A new subnet's columns as a raw statement's parameters (custom fields as JSON text). */
+const rowParams = (v: SubnetInsert) => ({
+  network: v.network,
+  folderId: v.folderId ?? null,
+  vlanId: v.vlanId ?? null,
+  vrfId: v.vrfId ?? null,
+  locationId: v.locationId ?? null,
+  name: v.name ?? '',
+  description: v.description ?? '',
+  isPool: v.isPool ?? false,
+  gateway: v.gateway ?? null,
+  dnsPrimary: v.dnsPrimary ?? null,
+  dnsSecondary: v.dnsSecondary ?? null,
+  scanEnabled: v.scanEnabled ?? false,
+  tracked: v.tracked ?? true,
+  customFields: v.customFields == null ? null : JSON.stringify(v.customFields),
+});
+type RowParams = ReturnType<typeof rowParams>;
+type References = Pick<RowParams, 'folderId' | 'vlanId' | 'vrfId' | 'locationId'>;
+
+/** Why a guarded subnet write refused: the first of its rules, in the order the API checks them, that failed. */
+export type Refusal =
+  | { rule: 'reference'; field: 'folder_id' | 'vlan_id' | 'vrf_id' | 'location_id' }
+  | { rule: 'limit'; count: number }
+  | { rule: 'duplicate'; id: string }
+  | { rule: 'changed' };
+
+// Each referenced row is locked against deletion (FOR KEY SHARE: a delete under way is waited for, and then the
+// row is gone) until the transaction ends, before any subnet row or space: a delete locks its row, then the
+// subnets it clears.
+const referencesLocked = prepared<unknown, References & { orgId: string }>(
+  'subnets_references_locked',
+  `SELECT ipam_require(false, json_build_object('rule', 'reference', 'field', missing.field)::text) FROM (
+     SELECT 'folder_id' AS field WHERE :folderId::uuid IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM folders WHERE org_id = :orgId AND id = :folderId FOR KEY SHARE)
+     UNION ALL SELECT 'vlan_id' WHERE :vlanId::uuid IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM vlans WHERE org_id = :orgId AND id = :vlanId FOR KEY SHARE)
+     UNION ALL SELECT 'vrf_id' WHERE :vrfId::uuid IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM vrfs WHERE org_id = :orgId AND id = :vrfId FOR KEY SHARE)
+     UNION ALL SELECT 'location_id' WHERE :locationId::uuid IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM locations WHERE org_id = :orgId AND id = :locationId FOR KEY SHARE)
+   ) missing`,
+);
+
+/** Locks the folder, VLAN, VRF and location a new subnet refers to; fails (a Refusal) naming one that is gone. */
+export const lockReferencesStep = (orgId: string, refs: Partial<References>) =>
+  referencesLocked.step({
+    orgId,
+    folderId: refs.folderId ?? null,
+    vlanId: refs.vlanId ?? null,
+    vrfId: refs.vrfId ?? null,
+    locationId: refs.locationId ?? null,
+  });
+
+const GLOBAL = "'00000000-0000-0000-0000-000000000000'::uuid";
+const SAME_NETWORK = `org_id = :orgId AND space_id = coalesce(:vrfId::uuid, ${GLOBAL}) AND network = :network::cidr`;
+const AT_LIMIT = '(SELECT count(*) FROM subnets WHERE org_id = :orgId) >= :limit::int';
+
+const insertIfNew = prepared<SubnetRow, RowParams & { orgId: string; id: string; limit: number | null }>(
+  'subnets_insert_if_new',
+  `INSERT INTO subnets (id, org_id, folder_id, vlan_id, vrf_id, location_id, network, name, description, is_pool,
+     gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
+   SELECT :id::uuid, :orgId::uuid, :folderId::uuid, :vlanId::uuid, :vrfId::uuid, :locationId::uuid, :network::cidr,
+     :name::text, :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
+     :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
+   WHERE NOT EXISTS (SELECT 1 FROM subnets WHERE ${SAME_NETWORK})
+     AND (:limit::int IS NULL OR NOT ${AT_LIMIT})
+   RETURNING ${columnsOf(subnets)}`,
+);
+
+/**
+ * Fails unless the subnet with this id exists, so the steps after the guarded insert do not run when it wrote
+ * nothing; its message is then the Refusal, as JSON: the limit first, then the network already in the space.
+ */
+const subnetInserted = prepared<
+  unknown,
+  Pick<RowParams, 'network' | 'vrfId'> & { orgId: string; id: string; limit: number | null }
+>(
+  'subnets_inserted',
+  `SELECT ipam_require(false, CASE
+       WHEN :limit::int IS NOT NULL AND ${AT_LIMIT}
+       THEN json_build_object('rule', 'limit', 'count', (SELECT count(*) FROM subnets WHERE org_id = :orgId))
+       ELSE json_build_object('rule', 'duplicate', 'id', (SELECT id FROM subnets WHERE ${SAME_NETWORK} LIMIT 1))
+     END::text)
+   WHERE NOT EXISTS (SELECT 1 FROM subnets WHERE id = :id)`,
+);
+
+/**
+ * Inserts a subnet with this id unless its space has its network already or the organisation is at `limit`
+ * (null: none), then requires that it did (a Refusal otherwise): two steps of the pipeline creating it, which
+ * holds its space's lock. Its parent and what it adopts are set by `nestInsertedSteps`.
+ */
+export function insertIfNewSteps(orgId: string, id: string, values: SubnetInsert, limit: number | null) {
+  const params = { ...rowParams(values), orgId, id, limit };
+  return {
+    inserted: insertIfNew.step(params),
+    check: subnetInserted.step({ orgId, id, limit, network: params.network, vrfId: params.vrfId }),
+  };
+}
+
+/** The parent of an allocation as its blocks were chosen (the guard refuses if it has changed since). */
+export type AllocationParent = Pick<SubnetRow, 'id' | 'network' | 'vrfId'>;
+
+// The children and own addresses of the parent are found through the indexes: the subnets of the space
+// overlapping a block (GiST), the parent's records within it (a range on (subnet_id, ip)).
+const insertAllocated = prepared<
+  { id: string },
+  Omit<RowParams, 'network' | 'vrfId'> & {
+    orgId: string;
+    parentId: string;
+    parentNetwork: string;
+    vrfId: string | null;
+    networks: string[];
+    ids: string[];
+    bits: number;
+    count: number;
+    limit: number | null;
+  }
+>(
+  'subnets_insert_allocated',
+  `INSERT INTO subnets (id, org_id, folder_id, vlan_id, vrf_id, location_id, network, name, description, is_pool,
+     gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
+   SELECT b.id, p.org_id, :folderId::uuid, :vlanId::uuid, p.vrf_id, :locationId::uuid, b.network, :name::text,
+     :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
+     :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
+   FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :parentId AND network = :parentNetwork::cidr
+           AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid OFFSET 0) p,
+     ROWS FROM (unnest(:networks::cidr[]), unnest(:ids::uuid[])) AS b(network, id)
+   WHERE NOT EXISTS (SELECT 1 FROM subnets c
+       WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network && b.network AND c.network << p.network)
+     AND NOT EXISTS (SELECT 1 FROM addresses a WHERE a.subnet_id = p.id
+       AND a.ip BETWEEN set_masklen(b.network::inet, :bits) AND set_masklen(broadcast(b.network), :bits))
+     AND (:limit::int IS NULL OR (SELECT count(*) FROM subnets WHERE org_id = :orgId) + :count::int <= :limit)
+   RETURNING id`,
+);
+
+/**
+ * Fails unless every block was inserted; its message is then the Refusal, as JSON: the limit (counted without
+ * the blocks), or `changed` when the parent or what lies in it changed since the blocks were chosen.
+ */
+const allocatedAll = prepared<unknown, { orgId: string; ids: string[]; count: number; limit: number | null }>(
+  'subnets_allocated_all',
+  `SELECT ipam_require(false, CASE
+       WHEN :limit::int IS NOT NULL AND others.n + :count::int > :limit
+       THEN json_build_object('rule', 'limit', 'count', others.n)
+       ELSE json_build_object('rule', 'changed')
+     END::text)
+   FROM (SELECT count(*) AS n FROM subnets WHERE org_id = :orgId AND NOT id = ANY(:ids::uuid[])) others
+   WHERE (SELECT count(*) FROM subnets WHERE id = ANY(:ids::uuid[])) < :count::int`,
+);
+
+/**
+ * Inserts child subnets of `parent` at `blocks` (with their ids), provided the parent is still as read, none of
+ * the blocks meets a subnet below it or one of its own address records, and the organisation stays within
+ * `limit`; then requires that all were inserted (a Refusal otherwise, `changed` among them): two steps of the
+ * pipeline allocating them, which holds the space's lock. Their nesting is `nestInsertedSteps`'s.
+ */
+export function insertAllocatedSteps(
+  orgId: string,
+  parent: AllocationParent,
+  blocks: { id: string; network: string }[],
+  values: SubnetValues,
+  bits: number,
+  limit: number | null,
+) {
+  const ids = blocks.map((b) => b.id);
+  const count = blocks.length;
+  return {
+    inserted: insertAllocated.step({
+      ...rowParams(values),
+      orgId,
+      parentId: parent.id,
+      parentNetwork: parent.network,
+      vrfId: parent.vrfId,
+      networks: blocks.map((b) => b.network),
+      ids,
+      bits,
+      count,
+      limit,
+    }),
+    check: allocatedAll.step({ orgId, ids, count, limit }),
+  };
 }
 
 const existingPairs = prepared<{ i: number }, { orgId: string; spaceIds: string[]; networks: string[] }>(
@@ -200,14 +388,19 @@ export const listWithNames = (db: Db, orgId: string) =>
     .where(eq(subnets.orgId, orgId))
     .orderBy(asc(subnets.vrfId), sql`family(${subnets.network})`, asc(subnets.network));
 
-/** Subnets of other VRFs meeting `network`: the warnings of a create without VRF. */
-export const overlappingInVrfs = (db: Db, orgId: string, network: string) =>
-  db
-    .select({ id: subnets.id, network: subnets.network, name: subnets.name, vrfName: vrfs.name })
-    .from(subnets)
-    .innerJoin(vrfs, and(eq(vrfs.orgId, subnets.orgId), eq(vrfs.id, subnets.vrfId)))
-    .where(and(eq(subnets.orgId, orgId), sql`${subnets.network} && ${network}::cidr`))
-    .orderBy(asc(subnets.network));
+const overlapping = prepared<
+  { id: string; network: string; name: string; vrfName: string },
+  { orgId: string; network: string }
+>(
+  'subnets_overlapping_in_vrfs',
+  `SELECT s.id, s.network, s.name, v.name AS "vrfName"
+   FROM subnets s JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
+   WHERE s.org_id = :orgId AND s.network && :network::cidr
+   ORDER BY s.network`,
+);
+
+/** Subnets of other VRFs meeting `network`: the warnings of a create without VRF, as a step of its pipeline. */
+export const overlappingInVrfsStep = (orgId: string, network: string) => overlapping.step({ orgId, network });
 
 export interface OverlapRow {
   a_id: string;
@@ -374,11 +567,15 @@ const moveAddressesIntoFresh = prepared<unknown, Inserted>(
  * its parent; an address takes the most specific new subnet containing it when that is smaller than its subnet.
  */
 export async function nestInserted(db: Db, orgId: string, ids: string[]) {
-  if (ids.length === 0) return;
-  await nestFresh(db, { orgId, ids });
-  await nestUnderFresh(db, { orgId, ids });
-  await moveAddressesIntoFresh(db, { orgId, ids });
+  if (ids.length > 0) await pipeline(db, { nested: nestInsertedSteps(orgId, ids) });
 }
+
+/** The same as steps of a pipeline, after the inserts. */
+export const nestInsertedSteps = (orgId: string, ids: string[]) => [
+  nestFresh.step({ orgId, ids }),
+  nestUnderFresh.step({ orgId, ids }),
+  moveAddressesIntoFresh.step({ orgId, ids }),
+];
 
 const moveToChildren = prepared<unknown, { orgId: string; subnetId: string }>(
   'subnets_move_addresses_to_children',

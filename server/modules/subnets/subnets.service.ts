@@ -1,13 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
 import type { Db } from '../../db/connection';
-import { badRequest } from '../../errors';
+import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
 import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { deleted, subnetFields } from '../activity/activity.changes';
-import { recordActivities, recordCreate, recordCreatedMany, recordUpdate } from '../activity/activity.service';
+import { created, deleted, subnetFields } from '../activity/activity.changes';
+import { recordActivities, recordCreatedMany, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
-import { assertLimitLocked, limitRoomLocked } from '../identity/limit-check';
+import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import * as locations from '../locations/locations.service';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import { first } from '../shared/rows';
@@ -15,11 +16,11 @@ import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
-import { commitTransaction } from '../writes/writes';
-import { lockSpaces, spaceOf } from './spaces';
-import { getWithUsage } from './subnet-usage.repo';
+import { commitChange, commitTransaction } from '../writes/writes';
+import { lockSpaceStep, lockSpaces, spaceOf } from './spaces';
+import { getWithUsage, withUsageOf, withUsageStep } from './subnet-usage.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
-import { assertNotInSpace, insertManyNested, insertNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
+import { insertManyNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
 
 /** A network as given: a CIDR without host bits (the error names the field and the normalised form). */
@@ -63,14 +64,14 @@ type References = {
  * the subnet written next may refer to them (a delete under way is waited for); answers the fields whose
  * object is gone. Taken before any subnet row is locked: a delete locks its row, then the subnets it clears.
  */
-export async function lockReferences(tx: Db, orgId: string, refs: References): Promise<string[]> {
+export async function lockReferences(tx: Db, orgId: string, refs: References): Promise<(keyof References)[]> {
   const checks: [keyof References, (tx: Db, org: string, id: string) => Promise<boolean>][] = [
     ['folder_id', folders.lockForReference],
     ['vlan_id', vlans.lockForReference],
     ['vrf_id', vrfs.lockForReference],
     ['location_id', locations.lockForReference],
   ];
-  const gone: string[] = [];
+  const gone: (keyof References)[] = [];
   for (const [field, lock] of checks) {
     const id = refs[field];
     if (id && !(await lock(tx, orgId, id))) gone.push(field);
@@ -84,8 +85,12 @@ export async function lockReferences(tx: Db, orgId: string, refs: References): P
  */
 export async function assertReferences(tx: Db, orgId: string, refs: References) {
   const [field] = await lockReferences(tx, orgId, refs);
-  if (field) throw badRequest(`${field}: no such object with id ${refs[field as keyof References]}`);
+  if (field) throw missingReference(field, refs);
 }
+
+/** The 400 of a reference that is not the caller's (or was deleted), naming its field and the id given. */
+export const missingReference = (field: keyof References, given: References) =>
+  badRequest(`${field}: no such object with id ${given[field]}`);
 
 /** A subnet as the API shows it, with its utilization and its direct children. */
 export async function getSubnetWithUsage(db: Db, orgId: string, id: string) {
@@ -111,7 +116,7 @@ type SubnetFields = Omit<z.infer<typeof CreateSubnetBody>, 'folder_id' | 'vlan_i
 type SubnetRefs = { folderId: string | null; vlanId: string | null; vrfId: string | null; locationId: string | null };
 
 /** The row a subnet is created with: the network normalised, the host fields checked against it (400 when wrong). */
-export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.SubnetInsert {
+export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.SubnetValues {
   const cidr = parseNetwork(input.network);
   const hosts = hostFields(input, cidr);
   return {
@@ -129,7 +134,15 @@ export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.Subnet
   };
 }
 
+/**
+ * One pipeline, one round trip, one transaction: the references locked (each must be the caller's), the
+ * organisation's row on limited plans, the space locked exclusively, the insert guarded by the rules (a new
+ * network in its space, under the limit) and a check that it wrote (naming the rule that refused it), the
+ * nesting (its parent; the subnets and addresses it covers), the activity entry and events, and the subnet read
+ * back with the overlap warnings. A refusal rolls the batch back and is answered as its rule says.
+ */
 export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
+  const orgId = caller.orgId;
   const values = subnetValues(input, {
     folderId: input.folder_id ?? null,
     vlanId: input.vlan_id ?? null,
@@ -137,23 +150,42 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     locationId: input.location_id ?? null,
   });
   const { network, vrfId } = values;
-  return commitTransaction(db, async (tx) => {
-    await assertReferences(tx, caller.orgId, input);
-    await assertLimitLocked(tx, caller, 'subnets', () => repo.countInOrg(tx, caller.orgId));
-    await lockSpaces(tx, caller.orgId, [spaceOf(vrfId)]);
-    await assertNotInSpace(tx, caller.orgId, spaceOf(vrfId), network);
-    const row = await insertNested(tx, caller.orgId, values);
-    await recordCreate(tx, caller, 'subnet', row.id, subnetFields(row));
-    const subnet = (await getSubnetWithUsage(tx, caller.orgId, row.id)).dto;
-    if (vrfId) return subnet;
-    const warnings = (await repo.overlappingInVrfs(tx, caller.orgId, network)).map((w) => ({
-      id: w.id,
-      network: w.network,
-      name: w.name,
-      vrf_name: w.vrfName,
-    }));
-    return warnings.length > 0 ? { subnet, warnings } : subnet;
-  });
+  const id = randomUUID();
+  try {
+    return await commitChange(db, caller, {
+      locks: [
+        repo.lockReferencesStep(orgId, values),
+        ...limitLockSteps(caller, 'subnets'),
+        lockSpaceStep(orgId, spaceOf(vrfId)),
+      ],
+      steps: {
+        ...repo.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
+        nested: repo.nestInsertedSteps(orgId, [id]),
+        read: withUsageStep(orgId, id),
+        overlaps: vrfId ? [] : [repo.overlappingInVrfsStep(orgId, network)],
+      },
+      activity: [{ action: 'create', resourceType: 'subnet', resourceId: id, changes: created(subnetFields(values)) }],
+      answer: ({ read, overlaps }) => {
+        const found = orNotFound(withUsageOf(read), 'Subnet');
+        const subnet = toSubnetDto(found.row, found.used);
+        const warnings = overlaps.map((w) => ({ id: w.id, network: w.network, name: w.name, vrf_name: w.vrfName }));
+        return warnings.length > 0 ? { subnet, warnings } : subnet;
+      },
+    });
+  } catch (error) {
+    if (!isRequirementFailed(error)) throw error;
+    const refusal = refusalOf<repo.Refusal>(error);
+    switch (refusal.rule) {
+      case 'reference':
+        throw missingReference(refusal.field, input);
+      case 'limit':
+        assertCallerWithinLimit(caller, 'subnets', refusal.count);
+        break;
+      case 'duplicate':
+        throw duplicate(`network: ${network} already exists in this space (subnet ${refusal.id})`);
+    }
+    throw error;
+  }
 }
 
 export async function updateSubnet(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateSubnetBody>) {
