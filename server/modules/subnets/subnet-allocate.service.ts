@@ -17,7 +17,7 @@ import { withUsageOf, withUsageStep } from './subnet-usage.repo';
 import { type SubnetDto, toSubnetDto } from './subnets.dto';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
-import { insertAllocatedSteps, lockReferencesStep, nestInsertedSteps, type Refusal } from './subnets.repo';
+import { insertAllocatedSteps, lockReferencesStep, type Refusal } from './subnets.repo';
 import { missingReference, subnetValues } from './subnets.service';
 
 /**
@@ -25,8 +25,8 @@ import { missingReference, subnetValues } from './subnets.service';
  * subnet below it and hold none of its own address records, in two round trips: a read (no lock) of what
  * occupies the subnet, from which the blocks are chosen; then one pipeline, one transaction, that locks the
  * references, the organisation's row (limited plans) and the space exclusively (as any subnet write), inserts
- * the blocks provided the subnet is as read, none of them is taken and the limit holds, requires that it
- * inserted them all, nests them, writes their activity entries and events, and reads them back. When a
+ * the blocks under it provided it is as read, none of them is taken and the limit holds, requires that it
+ * inserted them all, writes their activity entries and events, and reads them back. When a
  * concurrent write in the space changed the subnet meanwhile, that batch rolls back and the allocation is
  * made again with the space held from before the read, as the writes that came first release it: so
  * concurrent allocations take turns, and each sees the blocks the one before took.
@@ -85,10 +85,6 @@ async function allocateOnce(
       ],
       steps: {
         ...insertAllocatedSteps(orgId, parent, chosen, values, bits, limitOf(caller, 'subnets')),
-        nested: nestInsertedSteps(
-          orgId,
-          chosen.map((c) => c.id),
-        ),
         read: chosen.map((c) => withUsageStep(orgId, c.id)),
       },
       activity: chosen.map((c) => ({

@@ -134,9 +134,13 @@ const AT_LIMIT = '(SELECT count(*) FROM subnets WHERE org_id = :orgId) >= :limit
 
 const insertIfNew = prepared<SubnetRow, RowParams & { orgId: string; id: string; limit: number | null }>(
   'subnets_insert_if_new',
-  `INSERT INTO subnets (id, org_id, folder_id, vlan_id, vrf_id, location_id, network, name, description, is_pool,
-     gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
-   SELECT :id::uuid, :orgId::uuid, :folderId::uuid, :vlanId::uuid, :vrfId::uuid, :locationId::uuid, :network::cidr,
+  `INSERT INTO subnets (id, org_id, parent_id, folder_id, vlan_id, vrf_id, location_id, network, name, description,
+     is_pool, gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
+   SELECT :id::uuid, :orgId::uuid,
+     (SELECT c.id FROM subnets c
+      WHERE c.org_id = :orgId AND c.space_id = coalesce(:vrfId::uuid, ${GLOBAL}) AND c.network >> :network::cidr
+      ORDER BY masklen(c.network) DESC LIMIT 1),
+     :folderId::uuid, :vlanId::uuid, :vrfId::uuid, :locationId::uuid, :network::cidr,
      :name::text, :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
      :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
    WHERE NOT EXISTS (SELECT 1 FROM subnets WHERE ${SAME_NETWORK})
@@ -162,9 +166,9 @@ const subnetInserted = prepared<
 );
 
 /**
- * Inserts a subnet with this id unless its space has its network already or the organisation is at `limit`
- * (null: none), then requires that it did (a Refusal otherwise): two steps of the pipeline creating it, which
- * holds its space's lock. Its parent and what it adopts are set by `nestInsertedSteps`.
+ * Inserts a subnet with this id under its smallest container unless its space has its network already or the
+ * organisation is at `limit` (null: none), then requires that it did (a Refusal otherwise): two steps of the
+ * pipeline creating it, which holds its space's lock. What it covers is handed to it by `adoptionSteps`.
  */
 export function insertIfNewSteps(orgId: string, id: string, values: SubnetInsert, limit: number | null) {
   const params = { ...rowParams(values), orgId, id, limit };
@@ -194,9 +198,9 @@ const insertAllocated = prepared<
   }
 >(
   'subnets_insert_allocated',
-  `INSERT INTO subnets (id, org_id, folder_id, vlan_id, vrf_id, location_id, network, name, description, is_pool,
-     gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
-   SELECT b.id, p.org_id, :folderId::uuid, :vlanId::uuid, p.vrf_id, :locationId::uuid, b.network, :name::text,
+  `INSERT INTO subnets (id, org_id, parent_id, folder_id, vlan_id, vrf_id, location_id, network, name, description,
+     is_pool, gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
+   SELECT b.id, p.org_id, p.id, :folderId::uuid, :vlanId::uuid, p.vrf_id, :locationId::uuid, b.network, :name::text,
      :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
      :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
    FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :parentId AND network = :parentNetwork::cidr
@@ -229,7 +233,8 @@ const allocatedAll = prepared<unknown, { orgId: string; ids: string[]; count: nu
  * Inserts child subnets of `parent` at `blocks` (with their ids), provided the parent is still as read, none of
  * the blocks meets a subnet below it or one of its own address records, and the organisation stays within
  * `limit`; then requires that all were inserted (a Refusal otherwise, `changed` among them): two steps of the
- * pipeline allocating them, which holds the space's lock. Their nesting is `nestInsertedSteps`'s.
+ * pipeline allocating them, which holds the space's lock. Nothing is left to nest: a block meeting nothing
+ * below the parent has the parent as its smallest container and covers no subnet or address.
  */
 export function insertAllocatedSteps(
   orgId: string,
@@ -567,12 +572,11 @@ const moveAddressesIntoFresh = prepared<unknown, Inserted>(
  * its parent; an address takes the most specific new subnet containing it when that is smaller than its subnet.
  */
 export async function nestInserted(db: Db, orgId: string, ids: string[]) {
-  if (ids.length > 0) await pipeline(db, { nested: nestInsertedSteps(orgId, ids) });
+  if (ids.length > 0) await pipeline(db, { nested: [nestFresh.step({ orgId, ids }), ...adoptionSteps(orgId, ids)] });
 }
 
-/** The same as steps of a pipeline, after the inserts. */
-export const nestInsertedSteps = (orgId: string, ids: string[]) => [
-  nestFresh.step({ orgId, ids }),
+/** The subnets and addresses that subnets just inserted under their smallest containers cover, handed to them. */
+export const adoptionSteps = (orgId: string, ids: string[]) => [
   nestUnderFresh.step({ orgId, ids }),
   moveAddressesIntoFresh.step({ orgId, ids }),
 ];

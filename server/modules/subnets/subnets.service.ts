@@ -160,7 +160,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
       ],
       steps: {
         ...repo.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
-        nested: repo.nestInsertedSteps(orgId, [id]),
+        adopted: repo.adoptionSteps(orgId, [id]),
         read: withUsageStep(orgId, id),
         overlaps: vrfId ? [] : [repo.overlappingInVrfsStep(orgId, network)],
       },
