@@ -21,6 +21,7 @@ import {
 import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
 import { orNotFound } from '../shared/results';
+import { allocationHomeOf } from './spaces';
 import { totalOf } from './subnets.dto';
 import * as repo from './subnets.repo';
 import { getSubnetWithUsage } from './subnets.service';
@@ -46,10 +47,10 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
 
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
 export async function getFirstFree(db: Db, caller: Principal, id: string) {
-  const { row } = await load(db, caller.orgId, id);
-  const children = (await repo.children(db, caller.orgId, id)).map((c) => c.network);
-  const [ip] = await freeAddresses(db, { ...row, children }, 1);
-  return ip === undefined ? { ip: null, message: `No free address in ${row.network}` } : { ip };
+  // The subnet, its children and its first records in one statement: where records are sparse, the answer.
+  const subnet = orNotFound(await allocationHomeOf(db, caller.orgId, id, firstWindowSize(1)), 'Subnet');
+  const [ip] = await freeAddresses(db, subnet, 1, subnet.head);
+  return ip === undefined ? { ip: null, message: `No free address in ${subnet.network}` } : { ip };
 }
 
 /** What the search for free addresses reads of a subnet. */
@@ -84,8 +85,8 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
   while (from !== null && found.length < count) {
     const missing = count - found.length;
     const size = firstWindowSize(missing);
-    const window = from + BigInt(size - 1);
-    const high = window < usable.last ? window : usable.last;
+    const window: bigint = from + BigInt(size - 1);
+    const high: bigint = window < usable.last ? window : usable.last;
     // The subnet's first `size` records hold every record of the window unless one lies below it (a network
     // address recorded while the subnet was a pool): then the window is listed.
     const lowest = listed?.[0];
@@ -99,6 +100,10 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
     from = await firstFree({ first: high + 1n, last: usable.last }, merged, (start) =>
       nextUnused(start, usable.last, records),
     );
+    // What firstFree finds is free (in no excluded range, holding no record): the search goes on after it.
+    if (from === null) break;
+    found.push(from);
+    from = from < usable.last ? from + 1n : null;
   }
   return found.map(text);
 }

@@ -353,13 +353,6 @@ export async function deleteOwnAddresses(db: Db, orgId: string, subnetId: string
   return first(await deleteAddressesOf(db, { orgId, subnetId }), 'a count of deleted addresses').n;
 }
 
-export const children = (db: Db, orgId: string, parentId: string) =>
-  db
-    .select({ id: subnets.id, network: subnets.network, name: subnets.name })
-    .from(subnets)
-    .where(and(eq(subnets.orgId, orgId), eq(subnets.parentId, parentId)))
-    .orderBy(asc(subnets.network));
-
 /** A subnet's resolved names and address counts, for one subnet or a whole organisation. */
 const withNames = {
   subnet: subnets,
