@@ -137,6 +137,14 @@ describe('entries for subnets', () => {
     expect(update).toEqual(['update', 'subnet', created.id, { vrf_id: [null, vrfEntry?.[2]], tracked: [true, false] }]);
   });
 
+  it('records a subnet’s create with its addresses in the form the subnet keeps them', async () => {
+    const { api } = await fresh();
+    const created = await createSubnet(api, '2001:db8::/64', { gateway: '2001:DB8:0::1', dns_primary: '2001:DB8::53' });
+    const [entry] = await history(api);
+    expect(entry?.[3]).toMatchObject({ gateway: [null, created.gateway], dns_primary: [null, created.dns_primary] });
+    expect(created).toMatchObject({ gateway: '2001:db8::1', dns_primary: '2001:db8::53' });
+  });
+
   it('records a VLAN made by number in a subnet update', async () => {
     const { api } = await fresh();
     const created = await createSubnet(api, '10.1.0.0/24');

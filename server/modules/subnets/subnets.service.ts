@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
 import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
-import { type Cidr, containsIp, formatCidr, parseCidr, parseIp } from '../../ipam';
+import { type Cidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { created, deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordUpdate } from '../activity/activity.service';
@@ -33,7 +33,10 @@ export function parseNetwork(text: string, field = 'network'): Cidr {
   return parsed.cidr;
 }
 
-/** An IP field of a subnet: the subnet's family; the gateway also inside the subnet. */
+/**
+ * An IP field of a subnet: the subnet's family; the gateway also inside the subnet. Answered in the form the
+ * database keeps (a create's activity entry records it before the row exists).
+ */
 function hostField(field: 'gateway' | 'dns_primary' | 'dns_secondary', text: string, cidr: Cidr): string {
   const ip = parseIp(text);
   if (!ip) throw badRequest(`${field}: ${text} is not an IP address`);
@@ -41,7 +44,7 @@ function hostField(field: 'gateway' | 'dns_primary' | 'dns_secondary', text: str
   if (field === 'gateway' && !containsIp(cidr, ip)) {
     throw badRequest(`gateway: ${text} is outside ${formatCidr(cidr)}`);
   }
-  return text;
+  return formatIp(ip);
 }
 
 function hostFields(input: Partial<Record<'gateway' | 'dns_primary' | 'dns_secondary', string | null>>, cidr: Cidr) {
