@@ -5,7 +5,7 @@ import type { AllocateSubnetsBody } from '../../../contract/subnets.schemas';
 import type { Db } from '../../db/connection';
 import { onOneConnection, transaction } from '../../db/pipeline';
 import { badRequest, exhausted, isRequirementFailed, refusalOf } from '../../errors';
-import { BITS, type Cidr, cidrRange, formatCidr, formatIp, freeBlocks, parseIp, rangeToBlocks } from '../../ipam';
+import { BITS, type Cidr, formatCidr, freeBlocks, parseCidr, parseIp, rangeToBlocks } from '../../ipam';
 import type { Principal } from '../../principal';
 import { created, subnetFields } from '../activity/activity.changes';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
@@ -17,7 +17,7 @@ import { withUsageOf, withUsageStep } from './subnet-usage.repo';
 import { type SubnetDto, toSubnetDto } from './subnets.dto';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
-import { insertAllocatedSteps, lockReferencesStep, type Refusal } from './subnets.repo';
+import { insertAllocatedSteps, lockReferencesSteps, type Refusal } from './subnets.repo';
 import { missingReference, subnetValues } from './subnets.service';
 
 /**
@@ -60,14 +60,16 @@ async function allocateOnce(
     vlanId: input.vlan_id ?? null,
     locationId: input.location_id ?? null,
   };
-  const { row: parent, cidr } = await load(db, orgId, parentId);
+  const basis = orNotFound(await repo.allocationBasisOf(db, orgId, parentId), 'Subnet');
+  const parent = basis.subnet;
+  const cidr = parseCidr(parent.network)!.cidr;
   const bits = BITS[cidr.version];
   if (input.prefix_length <= cidr.prefix || input.prefix_length > bits) {
     throw badRequest(
       `prefix_length: must be longer than the subnet's /${cidr.prefix} and at most ${bits}, not ${input.prefix_length}`,
     );
   }
-  const occupiedBlocks = await occupied(db, orgId, parent, cidr);
+  const occupiedBlocks = occupied(basis, cidr);
   const blocks = freeBlocks(cidr, input.prefix_length, occupiedBlocks, input.count).blocks;
   if (blocks.length < input.count) {
     throw exhausted(
@@ -79,7 +81,7 @@ async function allocateOnce(
   try {
     const subnets = await commitChange(db, caller, {
       locks: [
-        lockReferencesStep(orgId, refs),
+        ...lockReferencesSteps(orgId, refs),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(parent.vrfId)),
       ],
@@ -111,17 +113,11 @@ async function allocateOnce(
 }
 
 /** What a new child may not overlap: the subnets below the parent and the parent's own address records. */
-async function occupied(tx: Db, orgId: string, parent: repo.SubnetRow, cidr: Cidr): Promise<Cidr[]> {
+function occupied(basis: { runs: { first: string; last: string }[]; records: string[] }, cidr: Cidr): Cidr[] {
   const bits = BITS[cidr.version];
-  const runs = await repo.childRuns(tx, orgId, parent.id, bits);
-  const children = runs.flatMap((run) =>
+  const children = basis.runs.flatMap((run) =>
     rangeToBlocks({ first: parseIp(run.first)!.value, last: parseIp(run.last)!.value }, bits),
   );
-  const range = cidrRange(cidr);
-  const text = (value: bigint) => formatIp({ version: cidr.version, value });
-  const records = (await repo.addressesBetween(tx, parent.id, text(range.first), text(range.last))).map((ip) => ({
-    network: parseIp(ip)!.value,
-    prefix: bits,
-  }));
+  const records = basis.records.map((ip) => ({ network: parseIp(ip)!.value, prefix: bits }));
   return [...children, ...records].map((block) => ({ version: cidr.version, ...block }));
 }

@@ -118,15 +118,19 @@ const referencesLocked = prepared<unknown, References & { orgId: string }>(
    ) missing`,
 );
 
-/** Locks the folder, VLAN, VRF and location a new subnet refers to; fails (a Refusal) naming one that is gone. */
-export const lockReferencesStep = (orgId: string, refs: Partial<References>) =>
-  referencesLocked.step({
-    orgId,
+/**
+ * Locks the folder, VLAN, VRF and location a new subnet refers to; fails (a Refusal) naming one that is gone.
+ * No statement when it refers to none.
+ */
+export function lockReferencesSteps(orgId: string, refs: Partial<References>) {
+  const ids = {
     folderId: refs.folderId ?? null,
     vlanId: refs.vlanId ?? null,
     vrfId: refs.vrfId ?? null,
     locationId: refs.locationId ?? null,
-  });
+  };
+  return Object.values(ids).some((id) => id !== null) ? [referencesLocked.step({ orgId, ...ids })] : [];
+}
 
 const GLOBAL = "'00000000-0000-0000-0000-000000000000'::uuid";
 const SAME_NETWORK = `org_id = :orgId AND space_id = coalesce(:vrfId::uuid, ${GLOBAL}) AND network = :network::cidr`;
@@ -463,33 +467,32 @@ export async function addressesBetween(db: Db, subnetId: string, low: string, hi
   return (await addressesInWindow(db, { subnetId, low, high })).map((r) => r.ip);
 }
 
-const childBoundaries = prepared<
-  { first: string; last: string; starts: boolean; ends: boolean },
-  { orgId: string; parentId: string; bits: number }
->(
-  'subnets_child_runs',
-  `SELECT host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
+/** One row per child of `parent` that starts or ends a run of adjacent children, in order (see childRuns). */
+const boundariesOf = (orgId: string, parent: string, bits: string) =>
+  `SELECT network, host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
      SELECT network, starts, coalesce(lead(starts) OVER (ORDER BY network), true) AS ends FROM (
        -- A child starts a run unless it begins right after the previous one ends (no child follows one
        -- ending at the family's last address, so the + 1 cannot overflow).
        SELECT network,
-         lag(set_masklen(broadcast(network), :bits)) OVER (ORDER BY network) + 1
-           IS DISTINCT FROM set_masklen(network::inet, :bits) AS starts
-       FROM subnets WHERE org_id = :orgId AND parent_id = :parentId
+         lag(set_masklen(broadcast(network), ${bits})) OVER (ORDER BY network) + 1
+           IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts
+       FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parent}
      ) marked
-   ) boundaries WHERE starts OR ends ORDER BY network`,
+   ) boundaries WHERE starts OR ends`;
+
+type Boundary = { first: string; last: string; starts: boolean; ends: boolean };
+
+const childBoundaries = prepared<Boundary, { orgId: string; parentId: string; bits: number }>(
+  'subnets_child_runs',
+  `${boundariesOf(':orgId', ':parentId', ':bits')} ORDER BY network`,
 );
 
-/**
- * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
- * contiguous allocations, however many, come back as one run. Only the children that start or end a run
- * leave the database (one window pass; addresses compared at full length so masks do not matter).
- */
-export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
+/** The runs the boundaries of childBoundaries make (first and last address of each), in order. */
+function runsOf(boundaries: Boundary[]) {
   const runs: { first: string; last: string }[] = [];
   // The first child always starts a run (it has no previous one), so a run is open at every end.
   let run: { first: string; last: string } | undefined;
-  for (const row of await childBoundaries(db, { orgId, parentId, bits })) {
+  for (const row of boundaries) {
     if (row.starts) {
       run = { first: row.first, last: row.last };
       runs.push(run);
@@ -497,6 +500,39 @@ export async function childRuns(db: Db, orgId: string, parentId: string, bits: n
     if (row.ends && run) run.last = row.last;
   }
   return runs;
+}
+
+/**
+ * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
+ * contiguous allocations, however many, come back as one run. Only the children that start or end a run
+ * leave the database (one window pass; addresses compared at full length so masks do not matter).
+ */
+export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
+  return runsOf(await childBoundaries(db, { orgId, parentId, bits }));
+}
+
+const allocationBasis = prepared<
+  SubnetRow & { boundaries: Boundary[]; records: string[] },
+  { orgId: string; id: string }
+>(
+  'subnets_allocation_basis',
+  `SELECT ${columnsOf(subnets, 's')},
+     (SELECT coalesce(json_agg(json_build_object('first', b.first, 'last', b.last, 'starts', b.starts, 'ends', b.ends)
+                               ORDER BY b.network), '[]')
+      FROM (${boundariesOf('s.org_id', 's.id', 'CASE WHEN family(s.network) = 4 THEN 32 ELSE 128 END')}) b) AS boundaries,
+     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip) AS records
+   FROM subnets s WHERE s.org_id = :orgId AND s.id = :id`,
+);
+
+/**
+ * What allocating child subnets reads of a subnet, in one statement: its row, its children's runs (as
+ * childRuns) and its own address records; undefined when the organisation has no such subnet.
+ */
+export async function allocationBasisOf(db: Db, orgId: string, id: string) {
+  const [row] = await allocationBasis(db, { orgId, id });
+  if (!row) return undefined;
+  const { boundaries, records, ...subnet } = row;
+  return { subnet, runs: runsOf(boundaries), records };
 }
 
 /** A subnet of the space strictly inside `network` with this prefix length: what a split part would duplicate. */

@@ -157,7 +157,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   try {
     return await commitChange(db, caller, {
       locks: [
-        repo.lockReferencesStep(orgId, values),
+        ...repo.lockReferencesSteps(orgId, values),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(vrfId)),
       ],
