@@ -43,6 +43,9 @@ export function errorHandler(
       httpError = new HttpError(413, 'payload_too_large', `Request body exceeds the limit of ${error.limit} bytes`);
     else if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported')
       httpError = new HttpError(415, 'unsupported_media_type', error.message);
+    else if (error?.type === 'stream.not.readable' && (req.destroyed || req.socket.destroyed))
+      // The client went away before its body was read (its connection is gone): no one hears the answer.
+      httpError = badRequest('The request ended before its body was read');
     else if (error?.status >= 400 && error?.status < 500 && error?.expose)
       httpError = new HttpError(error.status, 'bad_request', error.message);
     else if (sqlState(error) === '22P02' || sqlState(error) === '22023')
