@@ -76,19 +76,11 @@ async function settle(sent: Promise<pg.QueryResult>[]): Promise<unknown[][]> {
 }
 
 /**
- * A pipeline's statements are named, fixed texts written to run well whatever their values (prepared.ts), so
- * they are planned once per connection: without this, PostgreSQL plans each of them again for its values on
- * the first five runs on each pooled connection, and after that whenever it judges a custom plan cheaper
- * (measured: 2.5 ms of planning in a subnet create's eleven statements, more than their execution).
- */
-const BEGIN_WITH_GENERIC_PLANS = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
-
-/**
  * Sends the statements at once (with BEGIN and COMMIT when `own`); answers each one's rows, or throws the first
  * error. With `then`, the statements it makes of those rows go after them, before the COMMIT: two round trips.
  */
 async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean, then?: Then) {
-  const begin = own ? [client.query(BEGIN_WITH_GENERIC_PLANS)] : [];
+  const begin = own ? [client.query('BEGIN')] : [];
   // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
   const commit = () => (own ? [client.query('COMMIT')] : []);
   if (!then)
