@@ -5,7 +5,6 @@
 import type { Db } from '../../db/connection';
 import { duplicate } from '../../errors';
 import { orNotFound } from '../shared/results';
-import { first } from '../shared/rows';
 import { lockSpaces, spaceOf } from './spaces';
 import * as repo from './subnets.repo';
 
@@ -24,14 +23,9 @@ export async function lockSubnet(tx: Db, orgId: string, id: string, vrfId: strin
   }
 }
 
-export async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, network: string) {
+async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, network: string) {
   const existing = await repo.findByNetwork(tx, orgId, spaceId, network);
   if (existing) throw duplicate(`network: ${network} already exists in this space (subnet ${existing.id})`);
-}
-
-/** Inserts a subnet under its smallest container and hands it what it covers. */
-export async function insertNested(tx: Db, orgId: string, values: repo.SubnetInsert) {
-  return first(await insertManyNested(tx, orgId, [values]), 'the inserted subnet');
 }
 
 /** Inserts subnets (none equal to another of its space) and nests them, among themselves too (an import). */
