@@ -203,7 +203,7 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Prom
         : inTransaction(link.client, handleOf(link.client, link.feed, true), work);
     case 'pglite':
     case 'pglite-transaction': {
-      const inner = { kind: 'pglite-transaction', feed: link.feed } as const;
+      const inner = { kind: 'pglite-transaction', pglite: link.pglite, feed: link.feed } as const;
       return db.transaction((tx) => work(Object.assign(tx, { [driverLink]: inner })));
     }
     default:

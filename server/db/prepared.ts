@@ -1,5 +1,6 @@
 import { DrizzleQueryError, type SQL, sql } from 'drizzle-orm';
 import type pg from 'pg';
+import { runNamedOnPglite } from './pglite-statements';
 import { type Db, driverLink } from './types';
 
 /** A named statement, its parameters numbered ($1, $2 …) as the driver takes them. */
@@ -22,7 +23,7 @@ export interface Step<Row> {
 
 const texts = new Map<string, string>();
 
-/** Runs one statement on the handle's driver: a named prepared statement on a PostgreSQL server. */
+/** Runs one statement on the handle's driver: a named prepared statement, on a PostgreSQL server and on PGlite. */
 export async function runStatement<Row>(db: Db, statement: Statement, values: unknown[]): Promise<Row[]> {
   const { text, writes } = statement;
   const name = statement.planEachCall ? undefined : statement.name;
@@ -34,15 +35,25 @@ export async function runStatement<Row>(db: Db, statement: Statement, values: un
     case 'connection':
       return (await link.client.query({ name, text, values })).rows;
     case 'pglite':
-      return (await link.pglite.query<Row>(text, values)).rows;
+    case 'pglite-transaction': {
+      const inTransaction = link.kind === 'pglite-transaction';
+      if (name) return runNamedOnPglite<Row>(link.pglite, { name, text }, values, inTransaction);
+      if (!inTransaction) return (await link.pglite.query<Row>(text, values)).rows;
+      return fromDrizzle<Row>(db, text, values);
+    }
     default:
-      return await parsedAsTheDriver<Row>(
-        await db.execute(withValues(text, values)).catch((error: unknown) => {
-          // The driver's own error, as on every other path (drizzle wraps it with the statement's text).
-          throw error instanceof DrizzleQueryError && error.cause ? error.cause : error;
-        }),
-      );
+      return fromDrizzle<Row>(db, text, values);
   }
+}
+
+/** The rows of a statement run through drizzle (a PGlite transaction's unnamed statement, a test's handle). */
+async function fromDrizzle<Row>(db: Db, text: string, values: unknown[]): Promise<Row[]> {
+  return await parsedAsTheDriver<Row>(
+    await db.execute(withValues(text, values)).catch((error: unknown) => {
+      // The driver's own error, as on every other path (drizzle wraps it with the statement's text).
+      throw error instanceof DrizzleQueryError && error.cause ? error.cause : error;
+    }),
+  );
 }
 
 /**

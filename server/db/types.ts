@@ -15,7 +15,7 @@ export type DriverLink =
   | { kind: 'pool'; pool: pg.Pool; statements: Multiplexer; feed: ChangeFeed }
   | { kind: 'connection'; client: pg.PoolClient; inTransaction: boolean; feed: ChangeFeed }
   | { kind: 'pglite'; pglite: PGlite; feed: ChangeFeed }
-  | { kind: 'pglite-transaction'; feed: ChangeFeed };
+  | { kind: 'pglite-transaction'; pglite: PGlite; feed: ChangeFeed };
 
 export const driverLink = Symbol('driverLink');
 
