@@ -63,16 +63,40 @@ async function withConnection<T>(link: PoolLink, work: (client: pg.PoolClient) =
   }
 }
 
-const send = (client: pg.PoolClient, steps: readonly Step<unknown>[]) =>
-  steps.map(({ statement, values }) => client.query({ name: statement.name, text: statement.text, values }));
+/** A query sent; `rows: false` for one whose rows are not a step's (BEGIN, COMMIT, the plan mode). */
+type Sent = { result: Promise<pg.QueryResult>; rows: boolean };
 
-/** The rows of each query, or the first error (in the order sent). */
-async function settle(sent: Promise<pg.QueryResult>[]): Promise<unknown[][]> {
-  const settled = await Promise.allSettled(sent);
-  return settled.map((outcome) => {
+const command = (client: pg.PoolClient, text: string): Sent => ({ result: client.query(text), rows: false });
+
+/**
+ * Sends the steps, in a transaction. A run of steps marked `genericPlan` goes between two settings of
+ * `plan_cache_mode` (local to the transaction): generic plans for them, the server's default for the others.
+ */
+function send(client: pg.PoolClient, steps: readonly Step<unknown>[]): Sent[] {
+  const sent: Sent[] = [];
+  let generic = false;
+  for (const { statement, values } of steps) {
+    if (Boolean(statement.genericPlan) !== generic) {
+      generic = !generic;
+      sent.push(command(client, generic ? GENERIC_PLANS : DEFAULT_PLANS));
+    }
+    sent.push({ result: client.query({ name: statement.name, text: statement.text, values }), rows: true });
+  }
+  if (generic) sent.push(command(client, DEFAULT_PLANS));
+  return sent;
+}
+const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
+const DEFAULT_PLANS = 'SET LOCAL plan_cache_mode TO DEFAULT';
+
+/** The rows of each step sent, or the first error (in the order sent). */
+async function settle(sent: Sent[]): Promise<unknown[][]> {
+  const settled = await Promise.allSettled(sent.map(({ result }) => result));
+  const rows: unknown[][] = [];
+  for (const [i, outcome] of settled.entries()) {
     if (outcome.status === 'rejected') throw outcome.reason;
-    return outcome.value.rows;
-  });
+    if (sent[i]?.rows) rows.push(outcome.value.rows);
+  }
+  return rows;
 }
 
 /**
@@ -80,15 +104,14 @@ async function settle(sent: Promise<pg.QueryResult>[]): Promise<unknown[][]> {
  * error. With `then`, the statements it makes of those rows go after them, before the COMMIT: two round trips.
  */
 async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean, then?: Then) {
-  const begin = own ? [client.query('BEGIN')] : [];
+  const begin = own ? [command(client, 'BEGIN')] : [];
   // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
-  const commit = () => (own ? [client.query('COMMIT')] : []);
-  if (!then)
-    return (await settle([...begin, ...send(client, steps), ...commit()])).slice(begin.length, own ? -1 : undefined);
+  const commit = () => (own ? [command(client, 'COMMIT')] : []);
+  if (!then) return await settle([...begin, ...send(client, steps), ...commit()]);
   let rows: unknown[][];
   let more: readonly Step<unknown>[];
   try {
-    rows = (await settle([...begin, ...send(client, steps)])).slice(begin.length);
+    rows = await settle([...begin, ...send(client, steps)]);
     more = then(rows);
   } catch (error) {
     if (own) await client.query('ROLLBACK').catch(() => {});

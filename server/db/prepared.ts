@@ -11,6 +11,12 @@ export interface Statement {
   writes?: boolean;
   /** Planned for its values on every call (sent unnamed), never with a generic plan. */
   planEachCall?: boolean;
+  /**
+   * In a pipeline on a PostgreSQL server, run with a generic plan from its first call (pipeline.ts): for a
+   * statement whose custom plan costs more to make than to run and whose generic plan was checked to be as
+   * good on large data (PostgreSQL keeps planning it for each call otherwise).
+   */
+  genericPlan?: boolean;
 }
 
 /** A statement with its values, as one step of a pipeline; `Row` is the type of its rows. */
@@ -102,7 +108,7 @@ const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
 export function prepared<Row, Params extends object = Record<never, never>>(
   name: string,
   named: string,
-  options: Pick<Statement, 'planEachCall'> = {},
+  options: Pick<Statement, 'planEachCall' | 'genericPlan'> = {},
 ) {
   const order: string[] = [];
   const text = named.replace(PARAMETER, (_, param: string) => {

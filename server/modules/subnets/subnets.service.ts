@@ -164,8 +164,9 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
       steps: {
         ...repo.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
         adopted: repo.adoptionSteps(orgId, [id]),
-        read: withUsageStep(orgId, id),
+        // Before the read, after the adoption: the statements planned generically go together (pipeline.ts).
         overlaps: vrfId ? [] : [repo.overlappingInVrfsStep(orgId, network)],
+        read: withUsageStep(orgId, id),
       },
       activity: [{ action: 'create', resourceType: 'subnet', resourceId: id, changes: created(subnetFields(values)) }],
       answer: ({ read, overlaps }) => {
