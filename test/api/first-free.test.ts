@@ -136,6 +136,21 @@ describe('first free against a brute-force model', () => {
     expect(answer.ip?.endsWith('.65')).toBe(true);
   });
 
+  it('a /21 holding its first 1,024 hosts (as many as are read with the subnet) answers the next', async () => {
+    for (const taken of [1023, 1024, 1025]) {
+      const { answer, expected } = await run({
+        family: 4,
+        bits: 11,
+        isPool: false,
+        used: Array.from({ length: taken }, (_, i) => i + 1),
+        gateway: null,
+        children: [],
+      });
+      expect([answer.ip, expected]).toEqual([expected, expected]);
+      expect(expected).not.toBeNull();
+    }
+  });
+
   it('answers {ip: null, message} when every usable address is taken', async () => {
     const { answer } = await run({
       family: 4,
@@ -162,7 +177,8 @@ describe('first free against a brute-force model', () => {
   it('agrees with the model past the listing threshold: a /20 nearly full, one gap at a sub-window edge', async () => {
     // 4,094 usable hosts; sub-windows of 511 or 512 offsets: gaps just before, at and after their edges.
     const size = 4096;
-    const edges = [1, 2, 511, 512, 513, 1023, 1024, 2047, 2048, 2049, 3583, 3584, 4093, 4094];
+    // 1,024 to 1,026: the edge of the records read with the subnet (its first 1,024).
+    const edges = [1, 2, 511, 512, 513, 1023, 1024, 1025, 1026, 2047, 2048, 2049, 3583, 3584, 4093, 4094];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...edges),

@@ -11,7 +11,7 @@ import { addressFields, created } from '../activity/activity.changes';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
 import { allocationHomeOf, lockAddressHomeStep } from '../subnets/spaces';
-import { firstWindowSize, freeAddresses } from '../subnets/subnet-space.service';
+import { freeAddresses, headSize } from '../subnets/subnet-space.service';
 import { commitChange } from '../writes/writes';
 import { type AddressDto, toDto } from './address-shape.repo';
 import * as repo from './addresses.repo';
@@ -52,10 +52,7 @@ export async function allocateAddresses(
     const outcome = await onOneConnection(
       db,
       async (connection): Promise<{ addresses: AddressDto[] } | { short: string }> => {
-        const subnet = orNotFound(
-          await allocationHomeOf(connection, orgId, subnetId, firstWindowSize(wanted)),
-          'Subnet',
-        );
+        const subnet = orNotFound(await allocationHomeOf(connection, orgId, subnetId, headSize(wanted)), 'Subnet');
         const free = await freeAddresses(connection, subnet, wanted, subnet.head);
         if (free.length < input.count) {
           throw exhausted(
