@@ -5,7 +5,7 @@
  * - Writes (a leaf subnet, an allocated address, an allocated /24, a created address) against bare Express
  *   and one durable INSERT into a scratch table (`POST /write` of bench/baseline.ts): within 2×, p50 and p99.
  * - First free address and the next free /24 against a hot sequential `GET /subnets/{id}`: p50 within 2× and
- *   3×.
+ *   3× (the next free /24 among 50,000 children is reported, not held to a target).
  * - The embedded default (PGlite): `GET /subnets/{id}` at 50 connections as a ratio of bare Express and one
  *   primary-key SELECT on PGlite (bench/baseline-pglite.ts, ≥ 0.5), and first free and single allocations
  *   as ratios of the same measures on PostgreSQL in the same round (within 2×).
@@ -284,7 +284,8 @@ export async function prepareCeilings(seed: Seeder, large: LargeOrg, rounds: num
       read('GET first-free', 'first-free 60,000', 'a /16 holding 60,000 addresses', 2),
       read('GET first-free', 'first-free 250 of 254', 'a /24 with 250 of 254 taken', 2),
       read('GET free-blocks?prefix=24&limit=1', 'free /24 1,000', 'a /8 holding 1,000 /24s', 3),
-      read('GET free-blocks?prefix=24&limit=1', 'free /24 50,000', 'a /8 holding 50,000 /24s', 3),
+      // The issue asks for this one to be reported, its target being the /8 of 1,000's.
+      read('GET free-blocks?prefix=24&limit=1', 'free /24 50,000', 'a /8 holding 50,000 /24s', null),
       {
         name: 'GET /subnets/{id}, embedded PGlite, 50 connections',
         data: 'req/s ÷ bare Express + PK SELECT on PGlite',
