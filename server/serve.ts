@@ -10,11 +10,13 @@ import { createApp } from './app';
 import { clusterMetrics, runsPeriodicJobs } from './cluster';
 import { type Config, serverSecretsKey } from './config';
 import { openConfiguredDatabase } from './db/configured';
+import { vacuumEmbedded } from './db/maintenance';
 import type { Logger } from './http/logging';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
 import { startActivityPurge } from './modules/activity/activity.service';
 import { startIdempotencyPurge } from './modules/idempotency/idempotency.service';
+import { runPeriodically } from './modules/shared/periodic';
 import { inProcessWorkerEnabled, startWebhookWorker } from './modules/webhooks/events/runtime';
 
 export interface ServeOptions {
@@ -57,6 +59,16 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
   const stopIdempotencyPurge = periodic
     ? startIdempotencyPurge(database.db, (message, error) => logger.error({ err: error }, message))
     : () => {};
+  // The embedded database has no autovacuum: vacuumed and analysed at start and then hourly.
+  const stopVacuum =
+    database.kind === 'pglite'
+      ? runPeriodically(
+          'embedded database vacuum',
+          3600_000,
+          () => vacuumEmbedded(database.db),
+          (message, error) => logger.error({ err: error }, message),
+        )
+      : () => {};
   // Webhook events are delivered from the outbox by a worker polling every second (unless WEBHOOK_WORKER=off).
   const webhookWorker = inProcessWorkerEnabled() ? startWebhookWorker(database.db, config, { purge: periodic }) : null;
   const server = app.listen(config.port, config.host, () => {
@@ -82,6 +94,7 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
     logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, `${signal}: shutting down`);
     stopActivityPurge();
     stopIdempotencyPurge();
+    stopVacuum();
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     // A request that still arrives on an open keep-alive connection is answered, with Connection: close.
