@@ -34,11 +34,12 @@ export async function runNamedOnPglite<Row>(
   values: unknown[],
   inTransaction: boolean,
 ): Promise<Row[]> {
-  const { parse, protocol } = await (library ??= import('@electric-sql/pglite'));
+  library ??= import('@electric-sql/pglite');
+  const { parse, protocol } = await library;
   const { serialize } = protocol;
   const run = async () => {
-    let parsed = parsedOn.get(pglite);
-    if (!parsed) parsedOn.set(pglite, (parsed = new Map()));
+    const parsed = parsedOn.get(pglite) ?? new Map<string, number[]>();
+    parsedOn.set(pglite, parsed);
     let types = parsed.get(statement.name);
     if (!types) {
       const { messages } = await pglite.execProtocol(
