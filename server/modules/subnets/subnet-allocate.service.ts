@@ -12,12 +12,12 @@ import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/li
 import { orNotFound } from '../shared/results';
 import { commitChange } from '../writes/writes';
 import { lockSpaceStep, spaceOf } from './spaces';
+import * as space from './subnet-space.repo';
 import { load } from './subnet-space.service';
 import { withUsageOf, withUsageStep } from './subnet-usage.repo';
+import { insertAllocatedSteps, lockReferencesSteps, type Refusal } from './subnet-writes.repo';
 import { type SubnetDto, toSubnetDto } from './subnets.dto';
 import { lockSubnet } from './subnets.hierarchy';
-import * as repo from './subnets.repo';
-import { insertAllocatedSteps, lockReferencesSteps, type Refusal } from './subnets.repo';
 import { missingReference, subnetValues } from './subnets.service';
 
 /**
@@ -60,7 +60,7 @@ async function allocateOnce(
     vlanId: input.vlan_id ?? null,
     locationId: input.location_id ?? null,
   };
-  const basis = orNotFound(await repo.allocationBasisOf(db, orgId, parentId), 'Subnet');
+  const basis = orNotFound(await space.allocationBasisOf(db, orgId, parentId), 'Subnet');
   const parent = basis.subnet;
   const cidr = parseCidr(parent.network)!.cidr;
   const bits = BITS[cidr.version];

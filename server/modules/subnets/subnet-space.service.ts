@@ -22,6 +22,7 @@ import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
 import { orNotFound } from '../shared/results';
 import { allocationHomeOf } from './spaces';
+import * as space from './subnet-space.repo';
 import { totalOf } from './subnets.dto';
 import * as repo from './subnets.repo';
 import { getSubnetWithUsage } from './subnets.service';
@@ -82,9 +83,9 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
   if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
   const merged = mergeRanges(excluded);
   const records = {
-    countUpTo: (low: bigint, ends: bigint[]) => repo.countAddressesUpTo(db, subnet.id, text(low), ends.map(text)),
+    countUpTo: (low: bigint, ends: bigint[]) => space.countAddressesUpTo(db, subnet.id, text(low), ends.map(text)),
     list: async (low: bigint, high: bigint) =>
-      (await repo.addressesBetween(db, subnet.id, text(low), text(high))).map(value),
+      (await space.addressesBetween(db, subnet.id, text(low), text(high))).map(value),
   };
   const found: bigint[] = [];
   let from: bigint | null = usable.first;
@@ -125,7 +126,7 @@ export async function getFreeBlocks(db: Db, caller: Principal, id: string, prefi
   }
   // Direct children cover every deeper descendant (each nests under its smallest container); runs of
   // adjacent children arrive merged and become the few CIDRs covering them.
-  const occupied = (await repo.childRuns(db, caller.orgId, id, BITS[cidr.version])).flatMap((run) =>
+  const occupied = (await space.childRuns(db, caller.orgId, id, BITS[cidr.version])).flatMap((run) =>
     rangeToBlocks({ first: parseIp(run.first)!.value, last: parseIp(run.last)!.value }, BITS[cidr.version]).map(
       (block) => ({ version: cidr.version, ...block }),
     ),

@@ -8,6 +8,7 @@ import { assertLimitLocked } from '../identity/limit-check';
 import { commitTransaction } from '../writes/writes';
 import { spaceOf } from './spaces';
 import { load } from './subnet-space.service';
+import * as writes from './subnet-writes.repo';
 import { lockSubnet } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
 import { lockReferences } from './subnets.service';
@@ -45,7 +46,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
       orgId,
       networks.map((network) => ({ ...inherited, network, parentId: row.parentId })),
     );
-    await repo.nestInserted(
+    await writes.nestInserted(
       tx,
       orgId,
       created.map((c) => c.id),

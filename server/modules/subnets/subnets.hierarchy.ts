@@ -6,6 +6,7 @@ import type { Db } from '../../db/connection';
 import { duplicate } from '../../errors';
 import { orNotFound } from '../shared/results';
 import { lockSpaces, spaceOf } from './spaces';
+import * as writes from './subnet-writes.repo';
 import * as repo from './subnets.repo';
 
 /**
@@ -32,7 +33,7 @@ async function assertNotInSpace(tx: Db, orgId: string, spaceId: string, network:
 export async function insertManyNested(tx: Db, orgId: string, values: repo.SubnetInsert[]) {
   if (values.length === 0) return [];
   const rows = await repo.insertMany(tx, orgId, values);
-  await repo.nestInserted(
+  await writes.nestInserted(
     tx,
     orgId,
     rows.map((row) => row.id),

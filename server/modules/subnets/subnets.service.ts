@@ -19,6 +19,7 @@ import { ensureVrf } from '../vrfs/vrfs.service';
 import { commitChange, commitTransaction } from '../writes/writes';
 import { lockSpaceStep, lockSpaces, spaceOf } from './spaces';
 import { getWithUsage, withUsageOf, withUsageStep } from './subnet-usage.repo';
+import * as writes from './subnet-writes.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
 import { insertManyNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
@@ -157,15 +158,15 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   try {
     return await commitChange(db, caller, {
       locks: [
-        ...repo.lockReferencesSteps(orgId, values),
+        ...writes.lockReferencesSteps(orgId, values),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(vrfId)),
       ],
       steps: {
-        ...repo.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
-        adopted: repo.adoptionSteps(orgId, [id]),
+        ...writes.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
+        adopted: writes.adoptionSteps(orgId, [id]),
         // Before the read, after the adoption: the statements planned generically go together (pipeline.ts).
-        overlaps: vrfId ? [] : [repo.overlappingInVrfsStep(orgId, network)],
+        overlaps: vrfId ? [] : [writes.overlappingInVrfsStep(orgId, network)],
         read: withUsageStep(orgId, id),
       },
       activity: [{ action: 'create', resourceType: 'subnet', resourceId: id, changes: created(subnetFields(values)) }],
@@ -178,7 +179,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     });
   } catch (error) {
     if (!isRequirementFailed(error)) throw error;
-    const refusal = refusalOf<repo.Refusal>(error);
+    const refusal = refusalOf<writes.Refusal>(error);
     switch (refusal.rule) {
       case 'reference':
         throw missingReference(refusal.field, input);

@@ -1,0 +1,113 @@
+/** What the free-space searches read of a subnet: its records counted and listed by window, its children's runs. */
+import { columnsOf } from '../../db/columns';
+import type { Db } from '../../db/connection';
+import { prepared } from '../../db/prepared';
+import { subnets } from '../../db/schema';
+import type { SubnetRow } from './subnets.repo';
+
+// The first sub-window starts at :low (inclusive), each later one right after the previous end. Only the
+// branch of the CASE a sub-window takes is run: one index range scan on (subnet_id, ip) per sub-window.
+const addressCounts = prepared<{ n: number }, { subnetId: string; low: string; ends: string[] }>(
+  'subnets_count_addresses_up_to',
+  `SELECT CASE WHEN part.n = 1
+     THEN (SELECT count(*)::int FROM addresses
+           WHERE subnet_id = :subnetId AND ip >= :low::inet AND ip <= part.ip)
+     ELSE (SELECT count(*)::int FROM addresses
+           WHERE subnet_id = :subnetId AND ip > part.previous AND ip <= part.ip)
+   END AS n
+   FROM (SELECT bound.ip, bound.n, lag(bound.ip) OVER (ORDER BY bound.n) AS previous
+         FROM unnest(:ends::inet[]) WITH ORDINALITY AS bound(ip, n)) part
+   ORDER BY part.n`,
+);
+
+/**
+ * For each of `ends`, how many address records a subnet holds in [low, end]: each sub-window between two
+ * ends is counted by an index range scan of its own (one pass over the window, no per-record comparisons),
+ * in one statement.
+ */
+export async function countAddressesUpTo(db: Db, subnetId: string, low: string, ends: string[]) {
+  let total = 0;
+  return (await addressCounts(db, { subnetId, low, ends })).map(({ n }) => {
+    total += Number(n);
+    return total;
+  });
+}
+
+const addressesInWindow = prepared<{ ip: string }, { subnetId: string; low: string; high: string }>(
+  'subnets_addresses_between',
+  // Ordered by the inet column, not by the text alias (which would put 10.0.0.10 before 10.0.0.2).
+  `SELECT host(ip) AS ip FROM addresses WHERE subnet_id = :subnetId AND ip >= :low::inet AND ip <= :high::inet
+   ORDER BY addresses.ip`,
+);
+
+export async function addressesBetween(db: Db, subnetId: string, low: string, high: string) {
+  return (await addressesInWindow(db, { subnetId, low, high })).map((r) => r.ip);
+}
+
+/** One row per child of `parent` that starts or ends a run of adjacent children, in order (see childRuns). */
+const boundariesOf = (orgId: string, parent: string, bits: string) =>
+  `SELECT network, host(network) AS first, host(broadcast(network)) AS last, starts, ends FROM (
+     SELECT network, starts, coalesce(lead(starts) OVER (ORDER BY network), true) AS ends FROM (
+       -- A child starts a run unless it begins right after the previous one ends (no child follows one
+       -- ending at the family's last address, so the + 1 cannot overflow).
+       SELECT network,
+         lag(set_masklen(broadcast(network), ${bits})) OVER (ORDER BY network) + 1
+           IS DISTINCT FROM set_masklen(network::inet, ${bits}) AS starts
+       FROM subnets WHERE org_id = ${orgId} AND parent_id = ${parent}
+     ) marked
+   ) boundaries WHERE starts OR ends`;
+
+type Boundary = { first: string; last: string; starts: boolean; ends: boolean };
+
+const childBoundaries = prepared<Boundary, { orgId: string; parentId: string; bits: number }>(
+  'subnets_child_runs',
+  `${boundariesOf(':orgId', ':parentId', ':bits')} ORDER BY network`,
+);
+
+/** The runs the boundaries of childBoundaries make (first and last address of each), in order. */
+function runsOf(boundaries: Boundary[]) {
+  const runs: { first: string; last: string }[] = [];
+  // The first child always starts a run (it has no previous one), so a run is open at every end.
+  let run: { first: string; last: string } | undefined;
+  for (const row of boundaries) {
+    if (row.starts) {
+      run = { first: row.first, last: row.last };
+      runs.push(run);
+    }
+    if (row.ends && run) run.last = row.last;
+  }
+  return runs;
+}
+
+/**
+ * A subnet's direct children merged into runs of adjacent ranges (first and last address), in order:
+ * contiguous allocations, however many, come back as one run. Only the children that start or end a run
+ * leave the database (one window pass; addresses compared at full length so masks do not matter).
+ */
+export async function childRuns(db: Db, orgId: string, parentId: string, bits: number) {
+  return runsOf(await childBoundaries(db, { orgId, parentId, bits }));
+}
+
+const allocationBasis = prepared<
+  SubnetRow & { boundaries: Boundary[]; records: string[] },
+  { orgId: string; id: string }
+>(
+  'subnets_allocation_basis',
+  `SELECT ${columnsOf(subnets, 's')},
+     (SELECT coalesce(json_agg(json_build_object('first', b.first, 'last', b.last, 'starts', b.starts, 'ends', b.ends)
+                               ORDER BY b.network), '[]')
+      FROM (${boundariesOf('s.org_id', 's.id', 'CASE WHEN family(s.network) = 4 THEN 32 ELSE 128 END')}) b) AS boundaries,
+     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip) AS records
+   FROM subnets s WHERE s.org_id = :orgId AND s.id = :id`,
+);
+
+/**
+ * What allocating child subnets reads of a subnet, in one statement: its row, its children's runs (as
+ * childRuns) and its own address records; undefined when the organisation has no such subnet.
+ */
+export async function allocationBasisOf(db: Db, orgId: string, id: string) {
+  const [row] = await allocationBasis(db, { orgId, id });
+  if (!row) return undefined;
+  const { boundaries, records, ...subnet } = row;
+  return { subnet, runs: runsOf(boundaries), records };
+}
