@@ -8,24 +8,12 @@ import type { Db } from '../../db/connection';
 import { pipeline } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
-import type { SubnetInsert, SubnetRow, SubnetValues } from './subnets.repo';
+import type { SubnetRow, SubnetValues } from './subnets.repo';
 
-/** A new subnet's columns as a raw statement's parameters (custom fields as JSON text). */
-const rowParams = (v: SubnetInsert) => ({
-  network: v.network,
-  folderId: v.folderId ?? null,
-  vlanId: v.vlanId ?? null,
-  vrfId: v.vrfId ?? null,
-  locationId: v.locationId ?? null,
-  name: v.name ?? '',
-  description: v.description ?? '',
-  isPool: v.isPool ?? false,
-  gateway: v.gateway ?? null,
-  dnsPrimary: v.dnsPrimary ?? null,
-  dnsSecondary: v.dnsSecondary ?? null,
-  scanEnabled: v.scanEnabled ?? false,
-  tracked: v.tracked ?? true,
-  customFields: v.customFields == null ? null : JSON.stringify(v.customFields),
+/** A new subnet's values (every default set by the service) as a raw statement's parameters: custom fields as JSON text. */
+const rowParams = ({ customFields, ...values }: SubnetValues) => ({
+  ...values,
+  customFields: customFields == null ? null : JSON.stringify(customFields),
 });
 type RowParams = ReturnType<typeof rowParams>;
 type References = Pick<RowParams, 'folderId' | 'vlanId' | 'vrfId' | 'locationId'>;
@@ -119,7 +107,7 @@ const subnetInserted = prepared<
  * organisation is at `limit` (null: none), then requires that it did (a Refusal otherwise): two steps of the
  * pipeline creating it, which holds its space's lock. What it covers is handed to it by `adoptionSteps`.
  */
-export function insertIfNewSteps(orgId: string, id: string, values: SubnetInsert, limit: number | null) {
+export function insertIfNewSteps(orgId: string, id: string, values: SubnetValues, limit: number | null) {
   const params = { ...rowParams(values), orgId, id, limit };
   return {
     inserted: insertIfNew.step(params),
