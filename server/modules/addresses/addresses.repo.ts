@@ -178,20 +178,43 @@ export const requireInsertedStep = (
  * over, not locked and then refused); the lock is a transaction-level advisory lock per ip, tried, not
  * waited for, so an ip another allocation holds is passed over too. No ORDER BY: the function scan yields
  * the candidates in order and LIMIT stops it, so no lock is taken past the last candidate kept. With a limit,
- * nothing unless the organisation's addresses and these stay within it.
+ * nothing unless the organisation's addresses and these stay within it. Guarded by `below` (an allocation that
+ * chose its candidates without reading the subnet, see allocation.service.ts), nothing unless the subnet
+ * holds `below.count` records from `below.from` up to `below.next` (excluded) and the child subnets
+ * `below.children` (sorted), so that no address below the candidates can have become free.
  */
-const insertAllocated = (limited: boolean) =>
+const insertAllocated = (limited: boolean, guarded: boolean) =>
   prepared<
     AddressRow,
-    Written & AllocationBasis & { orgId: string; ips: string[]; ids: string[]; count: number; limit: number | null }
+    Written &
+      AllocationBasis & {
+        orgId: string;
+        ips: string[];
+        ids: string[];
+        count: number;
+        limit: number | null;
+        from?: string;
+        next?: string;
+        below?: number;
+        children?: string[];
+      }
   >(
-    limited ? 'address_insert_allocated_limited' : 'address_insert_allocated',
+    `address_insert_allocated${limited ? '_limited' : ''}${guarded ? '_guarded' : ''}`,
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner,
        custom_fields)
      SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
        coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields::jsonb
      FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid
-             AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet OFFSET 0) s,
+             AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet
+             ${
+               guarded
+                 ? `AND (SELECT count(*) FROM addresses WHERE subnet_id = :subnetId AND ip >= :from::inet AND ip < :next::inet)
+                      = :below
+                    AND ARRAY(SELECT c.network FROM subnets c WHERE c.org_id = :orgId AND c.parent_id = :subnetId
+                      ORDER BY c.network) = :children::cidr[]`
+                 : ''
+             }
+             OFFSET 0) s,
        LATERAL (SELECT c.ip, c.id FROM ROWS FROM (unnest(:ips::inet[]), unnest(:ids::uuid[])) AS c(ip, id)
          WHERE NOT EXISTS (SELECT 1 FROM subnets ch
            WHERE ch.org_id = :orgId AND ch.parent_id = :subnetId AND ch.network >>= c.ip)
@@ -206,14 +229,24 @@ const insertAllocated = (limited: boolean) =>
      ON CONFLICT DO NOTHING
      RETURNING ${ADDRESS_COLUMNS}`,
   );
-const insertAllocatedUnlimited = insertAllocated(false);
-const insertAllocatedLimited = insertAllocated(true);
+const insertAllocatedStatements = [
+  [insertAllocated(false, false), insertAllocated(false, true)],
+  [insertAllocated(true, false), insertAllocated(true, true)],
+] as const;
 
 /** What an allocation relied on when it chose its candidates: the insert writes nothing if it changed. */
 export interface AllocationBasis {
   vrfId: string | null;
   isPool: boolean;
   gateway: string | null;
+}
+
+/** What a guarded allocation relied on below its candidates (see insertAllocated). */
+export interface RecordsBelow {
+  from: string;
+  next: string;
+  count: number;
+  children: string[];
 }
 
 /** The insert of allocated addresses as a step of a pipeline (see insertAllocated). */
@@ -224,6 +257,7 @@ export const insertAllocatedStep = (
   count: number,
   values: Omit<AddressInsert, 'ip' | 'vrfId'>,
   limit: number | null,
+  below?: RecordsBelow,
 ) => {
   const params = {
     ...written(values),
@@ -235,8 +269,9 @@ export const insertAllocatedStep = (
     ids: candidates.map((c) => c.id),
     count,
     limit,
+    ...(below && { from: below.from, next: below.next, below: below.count, children: below.children }),
   };
-  return limit === null ? insertAllocatedUnlimited.step(params) : insertAllocatedLimited.step(params);
+  return insertAllocatedStatements[limit === null ? 0 : 1][below ? 1 : 0].step(params);
 };
 
 const allocated = prepared<unknown, { ids: string[]; count: number }>(

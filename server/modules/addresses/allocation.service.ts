@@ -14,8 +14,10 @@ import { allocationHomeOf, lockAddressHomeStep } from '../subnets/spaces';
 import { freeAddresses, headSize } from '../subnets/subnet-space.service';
 import { commitChange } from '../writes/writes';
 import { type AddressDto, toDto } from './address-shape.repo';
+import type { AllocationBasis, RecordsBelow } from './addresses.repo';
 import * as repo from './addresses.repo';
 import { givenFields, newRow } from './addresses.service';
+import { hintAfterHinted, hintAfterRead, hintedCandidates } from './allocation-hints';
 
 /** Attempts before an allocation gives up on candidates that concurrent allocations keep holding. */
 const ALLOCATION_ATTEMPTS = 20;
@@ -26,8 +28,8 @@ const ALLOCATION_ATTEMPTS = 20;
 const CANDIDATES_PASSED_OVER = 16;
 
 /**
- * Creates `count` addresses at the lowest free ips of the subnet, in two round trips where the subnet is
- * sparse: a read (no lock) of the subnet, its gateway, children and first records, from which the candidates
+ * Creates `count` addresses at the lowest free ips of the subnet: in one round trip right after this process's
+ * last allocation in the subnet (allocation-hints.ts), else in two where the subnet is sparse: a read (no lock) of the subnet, its gateway, children and first records, from which the candidates
  * are chosen; then one pipeline, one transaction, that takes the organisation lock (limited plans) and the
  * space lock shared (as any address write), inserts at the first candidates it can, provided the subnet is
  * still as read and the limit holds, requires that it got them all, and writes the activity entries and
@@ -45,6 +47,43 @@ export async function allocateAddresses(
   const orgId = caller.orgId;
   const limit = limitOf(caller, 'addresses');
   const values = { subnetId: subnetId.toLowerCase(), status: input.status, ...givenFields(input) };
+  /** The write of the first `input.count` of `ips` it can take; null when it got fewer (nothing written). */
+  const write = async (connection: Db, subnet: AllocationBasis, ips: string[], below?: RecordsBelow) => {
+    const candidates = ips.map((ip) => ({ ip, id: randomUUID() }));
+    const entries = candidates.map(({ ip, id }) => ({
+      action: 'create' as const,
+      resourceType: 'address' as const,
+      resourceId: id,
+      changes: created(addressFields(newRow({ ...values, ip }))),
+    }));
+    try {
+      return await commitChange(connection, caller, {
+        locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+        steps: {
+          inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit, below),
+          check: repo.requireAllocatedStep(
+            candidates.map((c) => c.id),
+            input.count,
+          ),
+        },
+        activity: entries,
+        onlyExisting: 'addresses',
+        answer: ({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto),
+      });
+    } catch (error) {
+      if (!isRequirementFailed(error)) throw error;
+      return null;
+    }
+  };
+
+  // Right after this process's last allocation in the subnet, without reading it first (allocation-hints.ts).
+  const hinted = hintedCandidates(orgId, subnetId, input.count + CANDIDATES_PASSED_OVER);
+  if (hinted && hinted.ips.length >= input.count) {
+    const addresses = await write(db, hinted.subnet, hinted.ips, hinted.below);
+    hintAfterHinted(orgId, subnetId, hinted, addresses?.map((a) => a.ip) ?? []);
+    if (addresses) return addresses;
+  }
+
   for (let attempt = 0; ; attempt++) {
     const wanted = input.count + CANDIDATES_PASSED_OVER * 2 ** Math.min(attempt, 6);
     // The read and the write on one connection, one right after the other: the candidates are as fresh as
@@ -52,39 +91,25 @@ export async function allocateAddresses(
     const outcome = await onOneConnection(
       db,
       async (connection): Promise<{ addresses: AddressDto[] } | { short: string }> => {
-        const subnet = orNotFound(await allocationHomeOf(connection, orgId, subnetId, headSize(wanted)), 'Subnet');
+        const read = headSize(wanted);
+        const subnet = orNotFound(await allocationHomeOf(connection, orgId, subnetId, read), 'Subnet');
         const free = await freeAddresses(connection, subnet, wanted, subnet.head);
         if (free.length < input.count) {
           throw exhausted(
             `${subnet.network} has ${free.length} free address(es), fewer than the ${input.count} asked for`,
           );
         }
-        const candidates = free.map((ip) => ({ ip, id: randomUUID() }));
-        const entries = candidates.map(({ ip, id }) => ({
-          action: 'create' as const,
-          resourceType: 'address' as const,
-          resourceId: id,
-          changes: created(addressFields(newRow({ ...values, ip }))),
-        }));
-        try {
-          const addresses = await commitChange(connection, caller, {
-            locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
-            steps: {
-              inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit),
-              check: repo.requireAllocatedStep(
-                candidates.map((c) => c.id),
-                input.count,
-              ),
-            },
-            activity: entries,
-            onlyExisting: 'addresses',
-            answer: ({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto),
-          });
-          return { addresses };
-        } catch (error) {
-          if (!isRequirementFailed(error)) throw error;
-          return { short: subnet.network };
-        }
+        const addresses = await write(connection, subnet, free);
+        if (!addresses) return { short: subnet.network };
+        hintAfterRead(
+          orgId,
+          subnetId,
+          subnet,
+          read,
+          free,
+          addresses.map((a) => a.ip),
+        );
+        return { addresses };
       },
     );
     if ('addresses' in outcome) return outcome.addresses;

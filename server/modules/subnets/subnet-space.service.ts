@@ -57,6 +57,24 @@ export async function getFirstFree(db: Db, caller: Principal, id: string) {
 /** What the search for free addresses reads of a subnet. */
 type SearchedSubnet = { id: string; network: string; isPool: boolean; gateway: string | null; children: string[] };
 
+/**
+ * The addresses a subnet may give out: its usable range, less `excluded` (its gateway and its children's
+ * ranges, merged); with the conversions between ip texts and values of its family.
+ */
+export function addressSpaceOf(subnet: Omit<SearchedSubnet, 'id'>) {
+  const cidr = parseCidr(subnet.network)!.cidr;
+  const excluded: Range[] = subnet.children.map((network) => cidrRange(parseCidr(network)!.cidr));
+  const gateway = subnet.gateway ? parseIp(subnet.gateway) : null;
+  if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
+  return {
+    text: (value: bigint) => formatIp({ version: cidr.version, value }),
+    value: (ip: string) => parseIp(ip)!.value,
+    usable: usableRange(cidr, subnet.isPool),
+    excluded: mergeRanges(excluded),
+    gateway: gateway?.value ?? null,
+  };
+}
+
 /** How many records of a subnet a window of `freeAddresses` listed by a statement of its own may hold. */
 const windowSize = (count: number) => 2 * count + 63;
 
@@ -74,14 +92,7 @@ export const headSize = (count: number) => Math.max(windowSize(count), 1024);
  * `headSize(count)` records in ip order); a run of records is jumped over by first-free's counting search.
  */
 export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number, head?: string[]) {
-  const cidr = parseCidr(subnet.network)!.cidr;
-  const text = (value: bigint) => formatIp({ version: cidr.version, value });
-  const value = (ip: string) => parseIp(ip)!.value;
-  const usable = usableRange(cidr, subnet.isPool);
-  const excluded: Range[] = subnet.children.map((network) => cidrRange(parseCidr(network)!.cidr));
-  const gateway = subnet.gateway ? parseIp(subnet.gateway) : null;
-  if (gateway) excluded.push({ first: gateway.value, last: gateway.value });
-  const merged = mergeRanges(excluded);
+  const { text, value, usable, excluded: merged } = addressSpaceOf(subnet);
   const records = {
     countUpTo: (low: bigint, ends: bigint[]) => space.countAddressesUpTo(db, subnet.id, text(low), ends.map(text)),
     list: async (low: bigint, high: bigint) =>
