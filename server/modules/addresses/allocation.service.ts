@@ -26,6 +26,11 @@ const ALLOCATION_ATTEMPTS = 20;
  * pool's worth per process). Each costs an activity entry and an event sent with the write.
  */
 const CANDIDATES_PASSED_OVER = 16;
+/**
+ * Candidates beyond the count after a hint: a few, for the allocations of this process running at once (the
+ * hint gives them the same candidates); one that finds them all held reads the subnet and has the above.
+ */
+const HINTED_PASSED_OVER = 2;
 
 /**
  * Creates `count` addresses at the lowest free ips of the subnet: in one round trip right after this process's
@@ -77,7 +82,7 @@ export async function allocateAddresses(
   };
 
   // Right after this process's last allocation in the subnet, without reading it first (allocation-hints.ts).
-  const hinted = hintedCandidates(orgId, subnetId, input.count + CANDIDATES_PASSED_OVER);
+  const hinted = hintedCandidates(orgId, subnetId, input.count + HINTED_PASSED_OVER);
   if (hinted && hinted.ips.length >= input.count) {
     const addresses = await write(db, hinted.subnet, hinted.ips, hinted.below);
     hintAfterHinted(orgId, subnetId, hinted, addresses?.map((a) => a.ip) ?? []);
