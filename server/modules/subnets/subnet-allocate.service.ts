@@ -5,7 +5,17 @@ import type { AllocateSubnetsBody } from '../../../contract/subnets.schemas';
 import type { Db } from '../../db/connection';
 import { onOneConnection, transaction } from '../../db/pipeline';
 import { badRequest, exhausted, isRequirementFailed, refusalOf } from '../../errors';
-import { BITS, type Cidr, formatCidr, freeBlocks, parseCidr, parseIp, rangeToBlocks } from '../../ipam';
+import {
+  BITS,
+  type Cidr,
+  cidrRange,
+  formatCidr,
+  formatIp,
+  freeBlocks,
+  parseCidr,
+  parseIp,
+  rangeToBlocks,
+} from '../../ipam';
 import type { Principal } from '../../principal';
 import { created, subnetFields } from '../activity/activity.changes';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
@@ -37,6 +47,14 @@ export async function allocateSubnets(
   parentId: string,
   input: z.infer<typeof AllocateSubnetsBody>,
 ) {
+  // Right after this process's last allocation in the subnet, from what it left there, without a read.
+  const key = `${caller.orgId}:${parentId.toLowerCase()}`;
+  const hinted = hints.get(key);
+  if (hinted) {
+    hints.delete(key);
+    const outcome = await allocateOnce(db, caller, parentId, input, hinted);
+    if (outcome !== 'changed') return outcome;
+  }
   const optimistic = await onOneConnection(db, (connection) => allocateOnce(connection, caller, parentId, input));
   if (optimistic !== 'changed') return optimistic;
   return transaction(db, async (tx) => {
@@ -47,12 +65,28 @@ export async function allocateSubnets(
   });
 }
 
-/** One allocation: the read, and the pipeline; 'changed' when the subnet was no longer as read. */
+/** What allocating child subnets reads of a subnet (subnet-space.repo.ts, allocationBasisOf). */
+type Basis = NonNullable<Awaited<ReturnType<typeof space.allocationBasisOf>>>;
+
+/**
+ * What occupied each subnet after this process's last allocation of child subnets in it, for the next one
+ * there: its blocks are chosen from it, and its insert is guarded by the digest of what occupies the subnet
+ * (OCCUPANCY), so they are the lowest free ones unless something changed, in which case the allocation reads
+ * the subnet as it would without it. Kept for the most recent subnets.
+ */
+const hints = new Map<string, Basis>();
+const MOST_HINTS = 1000;
+
+/**
+ * One allocation: the read (or the `hint`), and the pipeline; 'changed' when the subnet was no longer as read
+ * (and, with a hint, when it no longer holds free blocks enough as far as the hint knows).
+ */
 async function allocateOnce(
   db: Db,
   caller: Principal,
   parentId: string,
   input: z.infer<typeof AllocateSubnetsBody>,
+  hint?: Basis,
 ): Promise<SubnetDto[] | 'changed'> {
   const orgId = caller.orgId;
   const refs = {
@@ -60,7 +94,7 @@ async function allocateOnce(
     vlanId: input.vlan_id ?? null,
     locationId: input.location_id ?? null,
   };
-  const basis = orNotFound(await space.allocationBasisOf(db, orgId, parentId), 'Subnet');
+  const basis = hint ?? orNotFound(await space.allocationBasisOf(db, orgId, parentId), 'Subnet');
   const parent = basis.subnet;
   const cidr = parseCidr(parent.network)!.cidr;
   const bits = BITS[cidr.version];
@@ -72,6 +106,7 @@ async function allocateOnce(
   const occupiedBlocks = occupied(basis, cidr);
   const blocks = freeBlocks(cidr, input.prefix_length, occupiedBlocks, input.count).blocks;
   if (blocks.length < input.count) {
+    if (hint) return 'changed';
     throw exhausted(
       `${parent.network} has ${blocks.length} free /${input.prefix_length} block(s), fewer than the ${input.count} asked for`,
     );
@@ -79,14 +114,17 @@ async function allocateOnce(
   const values = subnetValues({ ...input, network: formatCidr(cidr) }, { ...refs, vrfId: parent.vrfId });
   const chosen = blocks.map((block) => ({ id: randomUUID(), network: formatCidr(block) }));
   try {
-    const subnets = await commitChange(db, caller, {
+    const { subnets, before, after } = await commitChange(db, caller, {
       locks: [
         ...lockReferencesSteps(orgId, refs),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(parent.vrfId)),
       ],
       steps: {
-        ...insertAllocatedSteps(orgId, parent, chosen, values, bits, limitOf(caller, 'subnets')),
+        // Without a hint, whether the subnet is still as read once its space is held: then a hint can follow.
+        before: hint ? [] : [space.occupancyStep(orgId, parentId)],
+        ...insertAllocatedSteps(orgId, parent, chosen, values, bits, limitOf(caller, 'subnets'), hint?.occupancy),
+        after: space.occupancyStep(orgId, parentId),
         read: chosen.map((c) => withUsageStep(orgId, c.id)),
       },
       activity: chosen.map((c) => ({
@@ -95,12 +133,26 @@ async function allocateOnce(
         resourceId: c.id,
         changes: created(subnetFields({ ...values, network: c.network })),
       })),
-      answer: ({ read }) =>
-        read.map((row) => {
+      answer: ({ read, before, after }) => ({
+        subnets: read.map((row) => {
           const found = orNotFound(withUsageOf([row]), 'Subnet');
           return toSubnetDto(found.row, found.used);
         }),
+        before: before[0]?.occupancy,
+        after: after[0]?.occupancy,
+      }),
     });
+    if (after !== undefined && (hint || before === basis.occupancy)) {
+      const taken = chosen.map((c) => {
+        const range = cidrRange(parseCidr(c.network)!.cidr);
+        return {
+          first: formatIp({ version: cidr.version, value: range.first }),
+          last: formatIp({ version: cidr.version, value: range.last }),
+        };
+      });
+      hints.set(`${orgId}:${parentId.toLowerCase()}`, { ...basis, runs: [...basis.runs, ...taken], occupancy: after });
+      if (hints.size > MOST_HINTS) hints.delete(hints.keys().next().value as string);
+    }
     return subnets;
   } catch (error) {
     if (!isRequirementFailed(error)) throw error;

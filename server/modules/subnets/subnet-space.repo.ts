@@ -88,8 +88,25 @@ export async function childRuns(db: Db, orgId: string, parentId: string, bits: n
   return runsOf(await childBoundaries(db, { orgId, parentId, bits }));
 }
 
+/**
+ * A digest of what occupies the subnet `s` for the allocation of child subnets: its children and its own
+ * address records. Equal digests: nothing there changed (an allocation guarded by it chose the lowest blocks).
+ */
+export const OCCUPANCY = (s: string) =>
+  `md5(coalesce((SELECT string_agg(c.network::text, ',' ORDER BY c.network) FROM subnets c
+        WHERE c.org_id = ${s}.org_id AND c.parent_id = ${s}.id), '')
+     || '|' || coalesce((SELECT string_agg(host(a.ip), ',' ORDER BY a.ip) FROM addresses a WHERE a.subnet_id = ${s}.id), ''))`;
+
+const occupancyOf = prepared<{ occupancy: string }, { orgId: string; parentId: string }>(
+  'subnets_occupancy',
+  `SELECT ${OCCUPANCY('s')} AS occupancy FROM subnets s WHERE s.org_id = :orgId AND s.id = :parentId`,
+);
+
+/** The digest of what occupies the subnet (OCCUPANCY), as a step of the pipeline allocating in it. */
+export const occupancyStep = (orgId: string, parentId: string) => occupancyOf.step({ orgId, parentId });
+
 const allocationBasis = prepared<
-  SubnetRow & { boundaries: Boundary[]; records: string[] },
+  SubnetRow & { boundaries: Boundary[]; records: string[]; occupancy: string },
   { orgId: string; id: string }
 >(
   'subnets_allocation_basis',
@@ -97,17 +114,19 @@ const allocationBasis = prepared<
      (SELECT coalesce(json_agg(json_build_object('first', b.first, 'last', b.last, 'starts', b.starts, 'ends', b.ends)
                                ORDER BY b.network), '[]')
       FROM (${boundariesOf('s.org_id', 's.id', 'CASE WHEN family(s.network) = 4 THEN 32 ELSE 128 END')}) b) AS boundaries,
-     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip) AS records
+     ARRAY(SELECT host(a.ip) FROM addresses a WHERE a.subnet_id = s.id ORDER BY a.ip) AS records,
+     ${OCCUPANCY('s')} AS occupancy
    FROM subnets s WHERE s.org_id = :orgId AND s.id = :id`,
 );
 
 /**
  * What allocating child subnets reads of a subnet, in one statement: its row, its children's runs (as
- * childRuns) and its own address records; undefined when the organisation has no such subnet.
+ * childRuns), its own address records and their digest (OCCUPANCY); undefined when the organisation has no
+ * such subnet.
  */
 export async function allocationBasisOf(db: Db, orgId: string, id: string) {
   const [row] = await allocationBasis(db, { orgId, id });
   if (!row) return undefined;
-  const { boundaries, records, ...subnet } = row;
-  return { subnet, runs: runsOf(boundaries), records };
+  const { boundaries, records, occupancy, ...subnet } = row;
+  return { subnet, runs: runsOf(boundaries), records, occupancy };
 }

@@ -8,6 +8,7 @@ import type { Db } from '../../db/connection';
 import { pipeline } from '../../db/pipeline';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
+import { OCCUPANCY } from './subnet-space.repo';
 import type { SubnetRow, SubnetValues } from './subnets.repo';
 
 /** A new subnet's values (every default set by the service) as a raw statement's parameters: custom fields as JSON text. */
@@ -122,28 +123,30 @@ export type AllocationParent = Pick<SubnetRow, 'id' | 'network' | 'vrfId'>;
 // overlapping a block (GiST), the parent's records within it (a range on (subnet_id, ip)). OFFSET 0 keeps each
 // NOT EXISTS a lookup per block: as anti-joins, the generic plan hashed the organisation's subnets (25 ms
 // among 100,000).
-const insertAllocated = prepared<
-  { id: string },
-  Omit<RowParams, 'network' | 'vrfId'> & {
-    orgId: string;
-    parentId: string;
-    parentNetwork: string;
-    vrfId: string | null;
-    networks: string[];
-    ids: string[];
-    bits: number;
-    count: number;
-    limit: number | null;
-  }
->(
-  'subnets_insert_allocated',
-  `INSERT INTO subnets (id, org_id, parent_id, folder_id, vlan_id, vrf_id, location_id, network, name, description,
+const insertAllocated = (guarded: boolean) =>
+  prepared<
+    { id: string },
+    Omit<RowParams, 'network' | 'vrfId'> & {
+      orgId: string;
+      parentId: string;
+      parentNetwork: string;
+      vrfId: string | null;
+      networks: string[];
+      ids: string[];
+      bits: number;
+      count: number;
+      limit: number | null;
+      occupancy?: string;
+    }
+  >(
+    `subnets_insert_allocated${guarded ? '_guarded' : ''}`,
+    `INSERT INTO subnets (id, org_id, parent_id, folder_id, vlan_id, vrf_id, location_id, network, name, description,
      is_pool, gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
    SELECT b.id, p.org_id, p.id, :folderId::uuid, :vlanId::uuid, p.vrf_id, :locationId::uuid, b.network, :name::text,
      :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
      :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
-   FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :parentId AND network = :parentNetwork::cidr
-           AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid OFFSET 0) p,
+   FROM (SELECT * FROM subnets s WHERE org_id = :orgId AND id = :parentId AND network = :parentNetwork::cidr
+           AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid ${guarded ? `AND ${OCCUPANCY('s')} = :occupancy` : ''} OFFSET 0) p,
      ROWS FROM (unnest(:networks::cidr[]), unnest(:ids::uuid[])) AS b(network, id)
    WHERE NOT EXISTS (SELECT 1 FROM subnets c
        WHERE c.org_id = p.org_id AND c.space_id = p.space_id AND c.network && b.network AND c.network << p.network
@@ -152,8 +155,10 @@ const insertAllocated = prepared<
        AND a.ip BETWEEN set_masklen(b.network::inet, :bits) AND set_masklen(broadcast(b.network), :bits) OFFSET 0)
      AND (:limit::int IS NULL OR (SELECT count(*) FROM subnets WHERE org_id = :orgId) + :count::int <= :limit)
    RETURNING id`,
-  GENERIC,
-);
+    // The guarded statement keeps custom plans: its digest's subqueries were not checked as generic plans.
+    guarded ? {} : GENERIC,
+  );
+const insertAllocatedStatements = [insertAllocated(false), insertAllocated(true)] as const;
 
 /**
  * Fails unless every block was inserted; its message is then the Refusal, as JSON: the limit (counted without
@@ -185,11 +190,13 @@ export function insertAllocatedSteps(
   values: SubnetValues,
   bits: number,
   limit: number | null,
+  occupancy?: string,
 ) {
   const ids = blocks.map((b) => b.id);
   const count = blocks.length;
   return {
-    inserted: insertAllocated.step({
+    inserted: insertAllocatedStatements[occupancy === undefined ? 0 : 1].step({
+      ...(occupancy !== undefined && { occupancy }),
       ...rowParams(values),
       orgId,
       parentId: parent.id,
