@@ -12,6 +12,7 @@ import {
   formatCidr,
   formatIp,
   freeBlocks,
+  mergeRanges,
   parseCidr,
   parseIp,
   rangeToBlocks,
@@ -143,14 +144,13 @@ async function allocateOnce(
       }),
     });
     if (after !== undefined && (hint || before === basis.occupancy)) {
-      const taken = chosen.map((c) => {
-        const range = cidrRange(parseCidr(c.network)!.cidr);
-        return {
-          first: formatIp({ version: cidr.version, value: range.first }),
-          last: formatIp({ version: cidr.version, value: range.last }),
-        };
-      });
-      hints.set(`${orgId}:${parentId.toLowerCase()}`, { ...basis, runs: [...basis.runs, ...taken], occupancy: after });
+      // The children's runs with the blocks taken, merged: the next choice walks as few ranges as the read's.
+      const text = (value: bigint) => formatIp({ version: cidr.version, value });
+      const runs = mergeRanges([
+        ...basis.runs.map((run) => ({ first: parseIp(run.first)!.value, last: parseIp(run.last)!.value })),
+        ...chosen.map((c) => cidrRange(parseCidr(c.network)!.cidr)),
+      ]).map((run) => ({ first: text(run.first), last: text(run.last) }));
+      hints.set(`${orgId}:${parentId.toLowerCase()}`, { ...basis, runs, occupancy: after });
       if (hints.size > MOST_HINTS) hints.delete(hints.keys().next().value as string);
     }
     return subnets;

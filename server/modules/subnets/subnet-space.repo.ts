@@ -89,13 +89,16 @@ export async function childRuns(db: Db, orgId: string, parentId: string, bits: n
 }
 
 /**
- * A digest of what occupies the subnet `s` for the allocation of child subnets: its children and its own
- * address records. Equal digests: nothing there changed (an allocation guarded by it chose the lowest blocks).
+ * A digest of what occupies the subnet `s` for the allocation of child subnets: how many children and own
+ * address records it has, and the XOR of a 64-bit hash of each. Equal digests: nothing there changed (an
+ * allocation guarded by it chose the lowest blocks), but for a collision of 64-bit hashes. Order-free and
+ * without text: 0.2 ms for 1,000 children where an md5 of their sorted text took 1.2 ms.
  */
 export const OCCUPANCY = (s: string) =>
-  `md5(coalesce((SELECT string_agg(c.network::text, ',' ORDER BY c.network) FROM subnets c
-        WHERE c.org_id = ${s}.org_id AND c.parent_id = ${s}.id), '')
-     || '|' || coalesce((SELECT string_agg(host(a.ip), ',' ORDER BY a.ip) FROM addresses a WHERE a.subnet_id = ${s}.id), ''))`;
+  `(SELECT concat_ws(':', count(*), bit_xor(hashinetextended(c.network, 0))) FROM subnets c
+      WHERE c.org_id = ${s}.org_id AND c.parent_id = ${s}.id)
+   || '|' || (SELECT concat_ws(':', count(*), bit_xor(hashinetextended(a.ip, 0))) FROM addresses a
+      WHERE a.subnet_id = ${s}.id)`;
 
 const occupancyOf = prepared<{ occupancy: string }, { orgId: string; parentId: string }>(
   'subnets_occupancy',

@@ -155,8 +155,7 @@ const insertAllocated = (guarded: boolean) =>
        AND a.ip BETWEEN set_masklen(b.network::inet, :bits) AND set_masklen(broadcast(b.network), :bits) OFFSET 0)
      AND (:limit::int IS NULL OR (SELECT count(*) FROM subnets WHERE org_id = :orgId) + :count::int <= :limit)
    RETURNING id`,
-    // The guarded statement keeps custom plans: its digest's subqueries were not checked as generic plans.
-    guarded ? {} : GENERIC,
+    GENERIC,
   );
 const insertAllocatedStatements = [insertAllocated(false), insertAllocated(true)] as const;
 
