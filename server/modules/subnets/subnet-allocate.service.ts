@@ -115,7 +115,7 @@ async function allocateOnce(
   const values = subnetValues({ ...input, network: formatCidr(cidr) }, { ...refs, vrfId: parent.vrfId });
   const chosen = blocks.map((block) => ({ id: randomUUID(), network: formatCidr(block) }));
   try {
-    const { subnets, before, after } = await commitChange(db, caller, {
+    const { subnets, before, hashes } = await commitChange(db, caller, {
       locks: [
         ...lockReferencesSteps(orgId, refs),
         ...limitLockSteps(caller, 'subnets'),
@@ -125,7 +125,6 @@ async function allocateOnce(
         // Without a hint, whether the subnet is still as read once its space is held: then a hint can follow.
         before: hint ? [] : [space.occupancyStep(orgId, parentId)],
         ...insertAllocatedSteps(orgId, parent, chosen, values, bits, limitOf(caller, 'subnets'), hint?.occupancy),
-        after: space.occupancyStep(orgId, parentId),
         read: chosen.map((c) => withUsageStep(orgId, c.id)),
       },
       activity: chosen.map((c) => ({
@@ -134,16 +133,18 @@ async function allocateOnce(
         resourceId: c.id,
         changes: created(subnetFields({ ...values, network: c.network })),
       })),
-      answer: ({ read, before, after }) => ({
+      answer: ({ read, before, inserted }) => ({
         subnets: read.map((row) => {
           const found = orNotFound(withUsageOf([row]), 'Subnet');
           return toSubnetDto(found.row, found.used);
         }),
         before: before[0]?.occupancy,
-        after: after[0]?.occupancy,
+        hashes: inserted.map((row) => row.hash),
       }),
     });
-    if (after !== undefined && (hint || before === basis.occupancy)) {
+    // What occupies the subnet now: what the hint or the read relied on (as held under the lock), and the blocks.
+    const after = (hint || before === basis.occupancy) && space.withChildren(basis.occupancy, hashes);
+    if (after) {
       // The children's runs with the blocks taken, merged: the next choice walks as few ranges as the read's.
       const text = (value: bigint) => formatIp({ version: cidr.version, value });
       const runs = mergeRanges([

@@ -100,6 +100,21 @@ export const OCCUPANCY = (s: string) =>
    || '|' || (SELECT concat_ws(':', count(*), bit_xor(hashinetextended(a.ip, 0))) FROM addresses a
       WHERE a.subnet_id = ${s}.id)`;
 
+/**
+ * The digest OCCUPANCY gives once `hashes` (hashinetextended(network, 0) of each, as text) are more children
+ * of the subnet whose digest was `digest`; undefined for a digest not of that form.
+ */
+export function withChildren(digest: string, hashes: string[]): string | undefined {
+  const [children, records] = digest.split('|');
+  const [count, xor] = (children ?? '').split(':');
+  if (records === undefined || count === undefined || !/^\d+$/.test(count)) return undefined;
+  let folded = BigInt(xor ?? 0);
+  for (const hash of hashes) folded = BigInt.asIntN(64, folded ^ BigInt(hash));
+  const total = Number(count) + hashes.length;
+  // bit_xor of no rows is null, which concat_ws leaves out.
+  return `${total === 0 ? '0' : `${total}:${folded}`}|${records}`;
+}
+
 const occupancyOf = prepared<{ occupancy: string }, { orgId: string; parentId: string }>(
   'subnets_occupancy',
   `SELECT ${OCCUPANCY('s')} AS occupancy FROM subnets s WHERE s.org_id = :orgId AND s.id = :parentId`,

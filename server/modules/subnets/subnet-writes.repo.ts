@@ -125,7 +125,7 @@ export type AllocationParent = Pick<SubnetRow, 'id' | 'network' | 'vrfId'>;
 // among 100,000).
 const insertAllocated = (guarded: boolean) =>
   prepared<
-    { id: string },
+    { id: string; hash: string },
     Omit<RowParams, 'network' | 'vrfId'> & {
       orgId: string;
       parentId: string;
@@ -154,7 +154,7 @@ const insertAllocated = (guarded: boolean) =>
      AND NOT EXISTS (SELECT 1 FROM addresses a WHERE a.subnet_id = p.id
        AND a.ip BETWEEN set_masklen(b.network::inet, :bits) AND set_masklen(broadcast(b.network), :bits) OFFSET 0)
      AND (:limit::int IS NULL OR (SELECT count(*) FROM subnets WHERE org_id = :orgId) + :count::int <= :limit)
-   RETURNING id`,
+   RETURNING id, hashinetextended(network, 0)::text AS hash`,
     GENERIC,
   );
 const insertAllocatedStatements = [insertAllocated(false), insertAllocated(true)] as const;
