@@ -1,6 +1,9 @@
 /** POST /subnets/{id}/allocate-address and /allocate-subnet: lowest free first, all or nothing, limits. */
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/types';
+import { OCCUPANCY, withChildren } from '../../server/modules/subnets/subnet-space.repo';
 import type { ApiClient } from '../support/client';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
@@ -379,6 +382,33 @@ describe('allocate subnets', () => {
     expect((await allocateSubnets(api, parent.id, { prefix_length: 28 })).map((s) => s.network)).toEqual([
       '10.1.0.16/28',
     ]);
+  });
+
+  // Else no hint would ever pass its guard: every allocation would read, as before hints.
+  it('keeps, for the next allocation, the digest the database gives of what occupies the subnet', async () => {
+    const api = await fresh();
+    const parent = await createSubnet(api, '10.1.0.0/24');
+    expectStatus(await api.call('createAddress', { params: { id: parent.id }, body: { ip: '10.1.0.200' } }), 201);
+    const occupancy = async () =>
+      rowsOf<{ digest: string }>(
+        await t.server.database.db.execute(
+          sql`SELECT ${sql.raw(OCCUPANCY('s'))} AS digest FROM subnets s WHERE s.id = ${parent.id}`,
+        ),
+      )[0]?.digest as string;
+    for (const count of [1, 3, 2]) {
+      const before = await occupancy();
+      const made = await allocateSubnets(api, parent.id, { prefix_length: 28, count });
+      const hashes = rowsOf<{ hash: string }>(
+        await t.server.database.db.execute(
+          sql`SELECT hashinetextended(network, 0)::text AS hash FROM subnets
+              WHERE id IN (${sql.join(
+                made.map((m) => sql`${m.id}::uuid`),
+                sql`, `,
+              )})`,
+        ),
+      ).map((r) => r.hash);
+      expect(withChildren(before, hashes)).toBe(await occupancy());
+    }
   });
 
   it('gives concurrent allocations in one subnet the lowest blocks, each its own', async () => {

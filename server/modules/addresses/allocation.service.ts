@@ -33,12 +33,13 @@ const CANDIDATES_PASSED_OVER = 16;
 const HINTED_PASSED_OVER = 2;
 
 /**
- * Creates `count` addresses at the lowest free ips of the subnet: in one round trip right after this process's
- * last allocation in the subnet (allocation-hints.ts), else in two where the subnet is sparse: a read (no lock) of the subnet, its gateway, children and first records, from which the candidates
- * are chosen; then one pipeline, one transaction, that takes the organisation lock (limited plans) and the
- * space lock shared (as any address write), inserts at the first candidates it can, provided the subnet is
- * still as read and the limit holds, requires that it got them all, and writes the activity entries and
- * events of the addresses it created. Concurrent allocations take different ips through per-ip advisory
+ * Creates `count` addresses at the lowest free ips of the subnet: in one round trip right after this
+ * process's last allocation in the subnet (allocation-hints.ts), else in two where the subnet is sparse: a
+ * read (no lock) of the subnet, its gateway, children and first records, from which the candidates are
+ * chosen; then one pipeline, one transaction, that takes the organisation lock (limited plans) and the space
+ * lock shared (as any address write), inserts at the first candidates it can, provided the subnet is still as
+ * read and the limit holds, requires that it got them all, and writes the activity entries and events of the
+ * addresses it created. Concurrent allocations take different ips through per-ip advisory
  * locks they pass over rather than wait for. When the write got fewer (candidates taken meanwhile, the
  * subnet changed) it rolls back and the allocation starts over with more candidates; a refusal by the limit
  * is a 402.
