@@ -10,7 +10,7 @@ import { createApp } from './app';
 import { clusterMetrics, runsPeriodicJobs } from './cluster';
 import { type Config, serverSecretsKey } from './config';
 import { openConfiguredDatabase } from './db/configured';
-import { vacuumEmbedded } from './db/maintenance';
+import { compactAddressTallies, vacuumEmbedded } from './db/maintenance';
 import type { Logger } from './http/logging';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
@@ -59,6 +59,15 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
   const stopIdempotencyPurge = periodic
     ? startIdempotencyPurge(database.db, (message, error) => logger.error({ err: error }, message))
     : () => {};
+  // The address tallies' rows of past connections merged, at start and then hourly.
+  const stopTallies = periodic
+    ? runPeriodically(
+        'address tallies compaction',
+        3600_000,
+        () => compactAddressTallies(database.db),
+        (message, error) => logger.error({ err: error }, message),
+      )
+    : () => {};
   // The embedded database has no autovacuum: vacuumed and analysed at start and then hourly.
   const stopVacuum =
     database.kind === 'pglite'
@@ -94,6 +103,7 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
     logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, `${signal}: shutting down`);
     stopActivityPurge();
     stopIdempotencyPurge();
+    stopTallies();
     stopVacuum();
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();

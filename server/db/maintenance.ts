@@ -10,3 +10,11 @@ import type { Db } from './types';
 export async function vacuumEmbedded(db: Db): Promise<void> {
   await db.execute(sql`VACUUM (ANALYZE)`);
 }
+
+/**
+ * The address tallies (migration 0017) kept small: the rows of writers no longer connected merged into one per
+ * block, rows at zero deleted. Between runs a block has at most a row per connection that wrote there.
+ */
+export async function compactAddressTallies(db: Db): Promise<void> {
+  await db.execute(sql`SELECT compact_address_tallies()`);
+}

@@ -5,8 +5,9 @@
  * load that is many requests' statements per write and per wake-up of a PostgreSQL backend, where the pool
  * spends a write, a wake-up and a round trip on each (a bare Express endpoint answers about 50 % more
  * requests per second this way). Each statement still has its own Sync: its own implicit transaction, and an
- * error fails it alone. This is pg's own pipeline mode (`pipeline: true`): the statements of one turn leave
- * back to back, each as one write.
+ * error fails it alone. This is pg's own pipeline mode (`pipeline: true`), which writes each statement as it
+ * is sent (a system call each): a connection's socket is corked from its first statement of a turn of the
+ * event loop to the turn's end (`setImmediate`, after the requests read in the turn have sent theirs).
  *
  * Transactions and writes keep the pool: a transaction needs a connection of its own between statements, and
  * a write waits for its commit to be flushed, which would hold up every statement behind it here (commits
@@ -31,6 +32,19 @@ export function multiplexer(
   const slots: (Promise<pg.Client> | null)[] = Array.from({ length: size }, () => null);
   const pending = new Map<Promise<pg.Client>, number>();
   let closed = false;
+  const corked = new Set<pg.Client>();
+  const uncorkAll = () => {
+    for (const client of corked) client.connection.stream.uncork();
+    corked.clear();
+  };
+
+  /** The statements sent on `client` until the end of this turn of the event loop leave in one write. */
+  const gather = (client: pg.Client) => {
+    if (corked.has(client)) return;
+    if (corked.size === 0) setImmediate(uncorkAll);
+    corked.add(client);
+    client.connection.stream.cork();
+  };
 
   const open = (slot: number) => {
     const client = new pg.Client({ connectionString, pipeline: true });
@@ -69,6 +83,7 @@ export function multiplexer(
       pending.set(ready, (pending.get(ready) ?? 0) + 1);
       try {
         const client = await ready;
+        gather(client);
         return (await client.query<Row & pg.QueryResultRow>({ name, text, values })).rows;
       } finally {
         if (pending.has(ready)) pending.set(ready, (pending.get(ready) ?? 1) - 1);

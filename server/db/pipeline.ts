@@ -104,21 +104,35 @@ async function settle(sent: Sent[]): Promise<unknown[][]> {
  * error. With `then`, the statements it makes of those rows go after them, before the COMMIT: two round trips.
  */
 async function sendAll(client: pg.PoolClient, steps: readonly Step<unknown>[], own: boolean, then?: Then) {
-  const begin = own ? [command(client, 'BEGIN')] : [];
+  const begin = () => (own ? [command(client, 'BEGIN')] : []);
   // After an error PostgreSQL ends the transaction with ROLLBACK whatever is sent.
   const commit = () => (own ? [command(client, 'COMMIT')] : []);
-  if (!then) return await settle([...begin, ...send(client, steps), ...commit()]);
+  if (!then) return await settle(inOneWrite(client, () => [...begin(), ...send(client, steps), ...commit()]));
   let rows: unknown[][];
   let more: readonly Step<unknown>[];
   try {
-    rows = await settle([...begin, ...send(client, steps)]);
+    rows = await settle(inOneWrite(client, () => [...begin(), ...send(client, steps)]));
     more = then(rows);
   } catch (error) {
     if (own) await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
-  await settle([...send(client, more), ...commit()]);
+  await settle(inOneWrite(client, () => [...send(client, more), ...commit()]));
   return rows;
+}
+
+/**
+ * The statements `sendAll` sends, in one write to the socket: pg writes each statement as it is sent (a system
+ * call each, six for an address create); the socket is corked meanwhile, so they leave together.
+ */
+function inOneWrite<T>(client: pg.PoolClient, sending: () => T): T {
+  const socket = client.connection.stream;
+  socket.cork();
+  try {
+    return sending();
+  } finally {
+    socket.uncork();
+  }
 }
 
 async function runInOrder(db: Db, steps: readonly Step<unknown>[], then?: Then): Promise<unknown[][]> {

@@ -98,7 +98,10 @@ export async function nextUnused(
     if (inWindow <= listBelow || ends.length === 1) break;
     // Move into the first sub-window holding fewer records than addresses.
     const roomy = windows.find((w) => w.held < w.end - w.start + 1n);
-    if (roomy) [low, high] = [roomy.start, roomy.end];
+    // Counts that leave no sub-window roomy contradict the first pass's: the records are listed instead of
+    // counting the same window again forever.
+    if (!roomy) break;
+    [low, high] = [roomy.start, roomy.end];
   }
   let candidate = low;
   for (const used of await records.list(low, high)) {
@@ -106,4 +109,28 @@ export async function nextUnused(
     candidate++;
   }
   return candidate;
+}
+
+/** Addresses per block of the records' tallies the database keeps (migration 0017): a /24, a /120 in IPv6. */
+export const TALLY_BLOCK = 256n;
+
+/** A part of a range whose records are counted in one way: by their blocks' tallies, or one by one. */
+export interface TallyPiece extends Range {
+  tallied: boolean;
+}
+
+/**
+ * How to count the records of `range`: the whole tallied blocks inside it by their tallies (one row per block
+ * and writer), the addresses before the first and after the last whole block one by one (fewer than a block
+ * each). A range holding no whole block is counted one by one.
+ */
+export function tallyPieces(range: Range): TallyPiece[] {
+  const firstWhole = ((range.first + TALLY_BLOCK - 1n) / TALLY_BLOCK) * TALLY_BLOCK;
+  const lastWhole = ((range.last + 1n) / TALLY_BLOCK) * TALLY_BLOCK - 1n;
+  if (firstWhole > lastWhole) return [{ ...range, tallied: false }];
+  const pieces: TallyPiece[] = [];
+  if (range.first < firstWhole) pieces.push({ first: range.first, last: firstWhole - 1n, tallied: false });
+  pieces.push({ first: firstWhole, last: lastWhole, tallied: true });
+  if (lastWhole < range.last) pieces.push({ first: lastWhole + 1n, last: range.last, tallied: false });
+  return pieces;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextUnused, type Range, rangeToBlocks } from '../../server/ipam';
+import { nextUnused, type Range, rangeToBlocks, TALLY_BLOCK, tallyPieces } from '../../server/ipam';
 import { defined } from '../support/defined';
 
 const BITS = 12; // a 4,096-address family keeps brute force cheap while every alignment case occurs
@@ -74,7 +74,7 @@ describe('nextUnused', () => {
           expect(await nextUnused(from, last, s.records, listBelow)).toBe(s.expected(from, last));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 2_000 },
     );
   });
 
@@ -93,5 +93,45 @@ describe('nextUnused', () => {
     expect(await nextUnused(1n, 65_534n, records)).toBe(60_001n);
     expect(listed).toBeLessThanOrEqual(2048);
     expect(s.calls()).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('tallyPieces', () => {
+  const B = Number(TALLY_BLOCK);
+  it('cuts a range into its whole blocks and the addresses around them, covering it exactly', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(5_000),
+        fc.nat(2_000),
+        fc.bigInt({ min: 0n, max: (1n << 120n) - 1n }),
+        (first, length, high) => {
+          // Small ranges anywhere in IPv6 too (high × 256 keeps the block alignment of `first`).
+          const offset = high * TALLY_BLOCK;
+          const range = { first: offset + BigInt(first), last: offset + BigInt(first + length) };
+          const pieces = tallyPieces(range);
+          // In order, adjacent, covering the range.
+          expect(pieces[0]?.first).toBe(range.first);
+          expect(pieces.at(-1)?.last).toBe(range.last);
+          for (const [i, piece] of pieces.entries()) {
+            expect(piece.first <= piece.last).toBe(true);
+            if (i > 0) expect(piece.first).toBe((pieces[i - 1]?.last ?? -1n) + 1n);
+          }
+          // The model: the whole aligned blocks inside the range, by brute force over block starts.
+          const whole: bigint[] = [];
+          for (let start = first - (first % B); start <= first + length; start += B)
+            if (start >= first && start + B - 1 <= first + length) whole.push(offset + BigInt(start));
+          const tallied = pieces.filter((p) => p.tallied);
+          if (whole.length === 0) expect(tallied).toEqual([]);
+          else
+            expect(tallied).toEqual([
+              { first: whole[0], last: (whole.at(-1) ?? 0n) + TALLY_BLOCK - 1n, tallied: true },
+            ]);
+          // Counted one by one: fewer than a block on each side.
+          for (const p of pieces.filter((p) => !p.tallied))
+            expect(p.last - p.first < TALLY_BLOCK || whole.length === 0).toBe(true);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

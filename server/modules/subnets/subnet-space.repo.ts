@@ -5,32 +5,40 @@ import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
 import type { SubnetRow } from './subnets.repo';
 
-// The first sub-window starts at :low (inclusive), each later one right after the previous end. Only the
-// branch of the CASE a sub-window takes is run: one index range scan on (subnet_id, ip) per sub-window.
-const addressCounts = prepared<{ n: number }, { subnetId: string; low: string; ends: string[] }>(
-  'subnets_count_addresses_up_to',
-  `SELECT CASE WHEN part.n = 1
-     THEN (SELECT count(*)::int FROM addresses
-           WHERE subnet_id = :subnetId AND ip >= :low::inet AND ip <= part.ip)
-     ELSE (SELECT count(*)::int FROM addresses
-           WHERE subnet_id = :subnetId AND ip > part.previous AND ip <= part.ip)
-   END AS n
-   FROM (SELECT bound.ip, bound.n, lag(bound.ip) OVER (ORDER BY bound.n) AS previous
-         FROM unnest(:ends::inet[]) WITH ORDINALITY AS bound(ip, n)) part
-   ORDER BY part.n`,
+// Each piece is counted by one index range scan: on the tallies of its whole blocks (a row per block and
+// writer, migration 0017) or on the addresses themselves (fewer than a block's). Only the branch of the CASE a
+// piece takes is run.
+const addressCounts = prepared<
+  { n: number },
+  { subnetId: string; tallied: boolean[]; lows: string[]; highs: string[]; windows: number[] }
+>(
+  'subnets_count_addresses_by_piece',
+  `SELECT sum(CASE WHEN p.tallied
+     THEN (SELECT coalesce(sum(t.n), 0) FROM address_tallies t
+           WHERE t.subnet_id = :subnetId AND t.block >= ipam_block(p.low) AND t.block <= ipam_block(p.high))
+     ELSE (SELECT count(*) FROM addresses WHERE subnet_id = :subnetId AND ip >= p.low AND ip <= p.high)
+   END)::int AS n
+   FROM unnest(:tallied::bool[], :lows::inet[], :highs::inet[], :windows::int[]) AS p(tallied, low, high, w)
+   GROUP BY p.w ORDER BY p.w`,
 );
 
 /**
- * For each of `ends`, how many address records a subnet holds in [low, end]: each sub-window between two
- * ends is counted by an index range scan of its own (one pass over the window, no per-record comparisons),
- * in one statement.
+ * How many address records a subnet holds in each window, the windows given as pieces (`tallyPieces` of each,
+ * numbered by `window`, from 0 with none skipped), in one statement.
  */
-export async function countAddressesUpTo(db: Db, subnetId: string, low: string, ends: string[]) {
-  let total = 0;
-  return (await addressCounts(db, { subnetId, low, ends })).map(({ n }) => {
-    total += Number(n);
-    return total;
+export async function countAddressesByWindow(
+  db: Db,
+  subnetId: string,
+  pieces: { tallied: boolean; low: string; high: string; window: number }[],
+) {
+  const rows = await addressCounts(db, {
+    subnetId,
+    tallied: pieces.map((p) => p.tallied),
+    lows: pieces.map((p) => p.low),
+    highs: pieces.map((p) => p.high),
+    windows: pieces.map((p) => p.window),
   });
+  return rows.map(({ n }) => Number(n));
 }
 
 const addressesInWindow = prepared<{ ip: string }, { subnetId: string; low: string; high: string }>(

@@ -15,6 +15,7 @@ import {
   parseIp,
   type Range,
   rangeToBlocks,
+  tallyPieces,
   usableRange,
   utilization,
 } from '../../ipam';
@@ -94,7 +95,18 @@ export const headSize = (count: number) => Math.max(windowSize(count), 1024);
 export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number, head?: string[]) {
   const { text, value, usable, excluded: merged } = addressSpaceOf(subnet);
   const records = {
-    countUpTo: (low: bigint, ends: bigint[]) => space.countAddressesUpTo(db, subnet.id, text(low), ends.map(text)),
+    countUpTo: async (low: bigint, ends: bigint[]) => {
+      const pieces = ends.flatMap((end, window) =>
+        tallyPieces({ first: window === 0 ? low : (ends[window - 1] as bigint) + 1n, last: end }).map((piece) => ({
+          tallied: piece.tallied,
+          low: text(piece.first),
+          high: text(piece.last),
+          window,
+        })),
+      );
+      let total = 0;
+      return (await space.countAddressesByWindow(db, subnet.id, pieces)).map((n) => (total += n));
+    },
     list: async (low: bigint, high: bigint) =>
       (await space.addressesBetween(db, subnet.id, text(low), text(high))).map(value),
   };
