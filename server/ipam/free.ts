@@ -34,6 +34,8 @@ export async function firstFree(
     if (unused === notExcluded) return unused;
     // Each round moves strictly forward, past an excluded range or a run of used addresses.
     if (unused < notExcluded) throw new RangeError(`nextUnused(${notExcluded}) went back to ${unused}`);
+    // What nextUnused answers holds no record: free unless excluded (no second search to confirm it).
+    if (unused <= usable.last && skipExcluded(unused, merged) === unused) return unused;
     candidate = unused;
   }
   return null;

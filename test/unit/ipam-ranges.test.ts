@@ -91,8 +91,8 @@ describe('nextUnused', () => {
       },
     };
     expect(await nextUnused(1n, 65_534n, records)).toBe(60_001n);
-    expect(listed).toBeLessThanOrEqual(2048);
-    expect(s.calls()).toBeLessThanOrEqual(5);
+    expect(listed).toBeLessThanOrEqual(256);
+    expect(s.calls()).toBeLessThanOrEqual(6);
   });
 });
 
