@@ -37,7 +37,8 @@ type Op =
   | { kind: 'delete'; target: number; every: number }
   | { kind: 'child'; offset: number; bits: number }
   | { kind: 'unchild'; target: number }
-  | { kind: 'split'; target: number };
+  | { kind: 'split'; target: number }
+  | { kind: 'compact' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
@@ -55,6 +56,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     ),
   fc.record({ kind: fc.constant('unchild' as const), target: fc.nat(7) }),
   fc.record({ kind: fc.constant('split' as const), target: fc.nat(7) }),
+  // The maintenance, at the same time as writes.
+  fc.constant({ kind: 'compact' as const }),
 );
 
 describe('address tallies', () => {
@@ -94,7 +97,9 @@ describe('address tallies', () => {
           const pick = (i: number) => live[i % live.length] as Live;
           const within = (x: number, s: Live) => x >= s.start && x < s.start + s.size;
           const apply = async (o: Op) => {
-            if (o.kind === 'add') {
+            if (o.kind === 'compact') {
+              await query(sql`SELECT compact_address_tallies()`);
+            } else if (o.kind === 'add') {
               // Into the target's range, not into a subnet inside it (refused).
               const target = pick(o.target);
               const [from, length] = o.run;

@@ -2,7 +2,8 @@
  * GET /subnets/{id}/first-free against a brute-force model, through HTTP on the real database: random
  * address sets (dense runs, gaps anywhere, the gateway inside and outside runs, child subnets, pool and
  * non-pool, IPv4 and IPv6), and sets large enough to cross the search's internal boundaries (it counts
- * in eight sub-windows while a window holds more than 2,048 records, and lists below that).
+ * in eight sub-windows while a window holds more than 256 records, whole blocks of 256 by their tallies, and
+ * lists below that).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
 -- A row per block and writer (the backend's pid): a backend runs one transaction at a time, so concurrent
 -- writers never update the same row and the tally adds no lock wait between them. The rows of backends that
 -- are gone are merged into writer 0 and rows at zero deleted by the periodic maintenance
--- (`compact_address_tallies`). No foreign key: a subnet's delete cascades to its addresses, whose trigger
+-- (`compact_address_tallies`), which skips rows a writer holds. No foreign key: a subnet's delete cascades to its addresses, whose trigger
 -- then writes the subnet's tallies down to zero (deleted by that maintenance) after the subnet is gone.
 CREATE TABLE address_tallies (
   subnet_id uuid NOT NULL,
@@ -48,19 +48,22 @@ CREATE TRIGGER address_tallies_delete AFTER DELETE ON addresses REFERENCING OLD 
 CREATE TRIGGER address_tallies_update AFTER UPDATE ON addresses REFERENCING OLD TABLE AS removed NEW TABLE AS added
   FOR EACH STATEMENT EXECUTE FUNCTION address_tallies_count();
 
--- The rows of writers no longer connected merged into writer 0, and rows at zero deleted. Rows of live
--- writers are left to them (their next upsert would wait on this statement's lock otherwise); a zero row
--- deleted under a live writer is inserted again by its next upsert.
+-- The rows of writers no longer connected merged into writer 0, and rows at zero deleted. Rows are taken
+-- with SKIP LOCKED: a row a writer holds is left for the next run, so the compaction never waits on a writer
+-- (a writer may wait on it, briefly) and the two cannot deadlock.
 CREATE FUNCTION compact_address_tallies() RETURNS void LANGUAGE sql AS $$
   WITH gone AS (
-    DELETE FROM address_tallies t
-    WHERE writer <> 0 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = t.writer)
+    DELETE FROM address_tallies WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM address_tallies t
+      WHERE writer <> 0 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = t.writer)
+      FOR UPDATE SKIP LOCKED))
     RETURNING subnet_id, block, n
   )
   INSERT INTO address_tallies AS t (subnet_id, block, writer, n)
   SELECT subnet_id, block, 0, sum(n) FROM gone GROUP BY 1, 2
   ON CONFLICT (subnet_id, block, writer) DO UPDATE SET n = t.n + excluded.n;
-  DELETE FROM address_tallies WHERE n = 0;
+  DELETE FROM address_tallies WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM address_tallies WHERE n = 0 FOR UPDATE SKIP LOCKED));
 $$;
 
 INSERT INTO address_tallies (subnet_id, block, writer, n)
