@@ -51,33 +51,18 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
   // Periodic purges: in a cluster, one worker runs them (the same DELETEs in every worker would only wait on
   // each other's row locks); webhook delivery runs in every worker (each claims its rows with SKIP LOCKED).
   const periodic = runsPeriodicJobs();
-  // Entries past their plan's retention are deleted at start and then hourly (the timer is unref'd).
-  const stopActivityPurge = periodic
-    ? startActivityPurge(database.db, undefined, (message, error) => logger.error({ err: error }, message))
-    : () => {};
+  const logFailure = (message: string, error: unknown) => logger.error({ err: error }, message);
+  /** A job run at start and then hourly (the timer is unref'd) when `when` holds. */
+  const hourly = (when: boolean, what: string, task: () => Promise<unknown>) =>
+    when ? runPeriodically(what, 3600_000, task, logFailure) : () => {};
+  // Entries past their plan's retention are deleted at start and then hourly.
+  const stopActivityPurge = periodic ? startActivityPurge(database.db, undefined, logFailure) : () => {};
   // Idempotency keys are kept 24 hours: purged at start and then hourly too.
-  const stopIdempotencyPurge = periodic
-    ? startIdempotencyPurge(database.db, (message, error) => logger.error({ err: error }, message))
-    : () => {};
-  // The address tallies' rows of past connections merged, at start and then hourly.
-  const stopTallies = periodic
-    ? runPeriodically(
-        'address tallies compaction',
-        3600_000,
-        () => compactAddressTallies(database.db),
-        (message, error) => logger.error({ err: error }, message),
-      )
-    : () => {};
-  // The embedded database has no autovacuum: vacuumed and analysed at start and then hourly.
-  const stopVacuum =
-    database.kind === 'pglite'
-      ? runPeriodically(
-          'embedded database vacuum',
-          3600_000,
-          () => vacuumEmbedded(database.db),
-          (message, error) => logger.error({ err: error }, message),
-        )
-      : () => {};
+  const stopIdempotencyPurge = periodic ? startIdempotencyPurge(database.db, logFailure) : () => {};
+  // The address tallies' rows of past connections merged.
+  const stopTallies = hourly(periodic, 'address tallies compaction', () => compactAddressTallies(database.db));
+  // The embedded database has no autovacuum: vacuumed and analysed.
+  const stopVacuum = hourly(database.kind === 'pglite', 'embedded database vacuum', () => vacuumEmbedded(database.db));
   // Webhook events are delivered from the outbox by a worker polling every second (unless WEBHOOK_WORKER=off).
   const webhookWorker = inProcessWorkerEnabled() ? startWebhookWorker(database.db, config, { purge: periodic }) : null;
   const server = app.listen(config.port, config.host, () => {

@@ -11,6 +11,7 @@ export {
   TALLY_BLOCK,
   type TallyPiece,
   tallyPieces,
+  windowPieces,
 } from './ranges';
 
 export const FREE_BLOCKS_CAP = 1_000_000;

@@ -137,3 +137,13 @@ export function tallyPieces(range: Range): TallyPiece[] {
   if (lastWhole < range.last) pieces.push({ first: lastWhole + 1n, last: range.last, tallied: false });
   return pieces;
 }
+
+/** The pieces of the windows [low, ends[0]], (ends[0], ends[1]] …, each numbered by its window (from 0). */
+export function windowPieces(low: bigint, ends: bigint[]): (TallyPiece & { window: number })[] {
+  let first = low;
+  return ends.flatMap((last, window) => {
+    const pieces = tallyPieces({ first, last }).map((piece) => ({ ...piece, window }));
+    first = last + 1n;
+    return pieces;
+  });
+}

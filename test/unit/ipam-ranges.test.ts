@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextUnused, type Range, rangeToBlocks, TALLY_BLOCK, tallyPieces } from '../../server/ipam';
+import { nextUnused, type Range, rangeToBlocks, TALLY_BLOCK, tallyPieces, windowPieces } from '../../server/ipam';
 import { defined } from '../support/defined';
 
 const BITS = 12; // a 4,096-address family keeps brute force cheap while every alignment case occurs
@@ -132,6 +132,36 @@ describe('tallyPieces', () => {
         },
       ),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('windowPieces', () => {
+  it('cuts consecutive windows into their pieces, each numbered by its window and covering it exactly', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 1n << 40n }),
+        fc.array(fc.nat(3_000), { minLength: 1, maxLength: 8 }),
+        (low, sizes) => {
+          const ends: bigint[] = [];
+          let end = low - 1n;
+          for (const size of sizes) {
+            end += BigInt(size) + 1n;
+            ends.push(end);
+          }
+          const pieces = windowPieces(low, ends);
+          expect(pieces[0]?.first).toBe(low);
+          for (const [i, piece] of pieces.entries()) {
+            if (i > 0) expect(piece.first).toBe((pieces[i - 1]?.last ?? -1n) + 1n);
+            const first = piece.window === 0 ? low : (ends[piece.window - 1] ?? 0n) + 1n;
+            expect(piece.first >= first && piece.last <= (ends[piece.window] ?? -1n)).toBe(true);
+          }
+          // Every window has its pieces, the last ending at its end.
+          for (const [window, windowEnd] of ends.entries())
+            expect(pieces.filter((p) => p.window === window).at(-1)?.last).toBe(windowEnd);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -15,9 +15,9 @@ import {
   parseIp,
   type Range,
   rangeToBlocks,
-  tallyPieces,
   usableRange,
   utilization,
+  windowPieces,
 } from '../../ipam';
 import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
@@ -96,14 +96,12 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
   const { text, value, usable, excluded: merged } = addressSpaceOf(subnet);
   const records = {
     countUpTo: async (low: bigint, ends: bigint[]) => {
-      const pieces = ends.flatMap((end, window) =>
-        tallyPieces({ first: window === 0 ? low : (ends[window - 1] as bigint) + 1n, last: end }).map((piece) => ({
-          tallied: piece.tallied,
-          low: text(piece.first),
-          high: text(piece.last),
-          window,
-        })),
-      );
+      const pieces = windowPieces(low, ends).map(({ tallied, first, last, window }) => ({
+        tallied,
+        low: text(first),
+        high: text(last),
+        window,
+      }));
       let total = 0;
       return (await space.countAddressesByWindow(db, subnet.id, pieces)).map((n) => (total += n));
     },
