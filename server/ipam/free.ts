@@ -3,16 +3,7 @@ import { BITS, type Cidr, type Range } from './ip';
 import { mergeRanges, skipExcluded } from './ranges';
 import { takenBlockIndexes } from './taken-blocks';
 
-export {
-  mergeRanges,
-  nextUnused,
-  rangeToBlocks,
-  skipExcluded,
-  TALLY_BLOCK,
-  type TallyPiece,
-  tallyPieces,
-  windowPieces,
-} from './ranges';
+export { mergeRanges, rangeToBlocks, skipExcluded } from './ranges';
 
 export const FREE_BLOCKS_CAP = 1_000_000;
 

@@ -1,9 +1,9 @@
 /**
  * GET /subnets/{id}/first-free against a brute-force model, through HTTP on the real database: random
  * address sets (dense runs, gaps anywhere, the gateway inside and outside runs, child subnets, pool and
- * non-pool, IPv4 and IPv6), and sets large enough to cross the search's internal boundaries (it counts
- * in eight sub-windows while a window holds more than 256 records, whole blocks of 256 by their tallies, and
- * lists below that).
+ * non-pool, IPv4 and IPv6), and sets large enough to cross the search's internal boundaries (the database
+ * passes whole blocks of 256 by their tallies and walks the rest record by record; allocation lists the
+ * first 1,024 records).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -189,11 +189,13 @@ describe('first free against a brute-force model', () => {
     );
   });
 
-  it('agrees with the model past the listing threshold: a /20 nearly full, one gap at a sub-window edge', async () => {
-    // 4,094 usable hosts; sub-windows of 511 or 512 offsets: gaps just before, at and after their edges.
+  it('agrees with the model on a /20 nearly full, one gap at the edge of a block or of the records read', async () => {
+    // 4,094 usable hosts in 16 blocks of 256: gaps just before, at and after the edges of blocks.
     const size = 4096;
     // 1,024 to 1,026: the edge of the records read with the subnet (its first 1,024).
-    const edges = [1, 2, 511, 512, 513, 1023, 1024, 1025, 1026, 2047, 2048, 2049, 3583, 3584, 4093, 4094];
+    const edges = [
+      1, 2, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 1026, 2047, 2048, 2049, 3583, 3584, 4093, 4094,
+    ];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...edges),
@@ -211,13 +213,13 @@ describe('first free against a brute-force model', () => {
     );
   });
 
-  it('agrees with the model on a /18 nearly full, where whole blocks are counted by their tallies: gaps left and freed', async () => {
-    // 16,382 usable hosts: sub-windows of about 2,000 hold whole blocks of 256, counted from address_tallies.
+  it('agrees with the model on a /18 nearly full, where whole blocks are passed by their tallies: gaps left and freed', async () => {
+    // 16,382 usable hosts: 62 whole blocks of 256 passed by their tallies (address_tallies).
     const size = 2 ** 14;
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(fc.integer({ min: 1, max: size - 2 }), { maxLength: 3 }),
-        // Past the first 1,024 records (read with the subnet, searched without counting).
+        // Past the first 1,024 records (read with the subnet by allocation).
         fc.uniqueArray(fc.integer({ min: 1100, max: size - 2 }), { minLength: 1, maxLength: 3 }),
         fc.constantFrom<4 | 6>(4, 6),
         async (left, freed, family) => {

@@ -94,6 +94,32 @@ export async function allocationHomeOf(db: Db, orgId: string, subnetId: string, 
   return home;
 }
 
+const firstFreeHome = prepared<AllocationHome & { searchedFrom: string; unused: string | null }, SubnetOf>(
+  'first_free_home',
+  `SELECT id, ${HOME_COLUMNS}, host(gateway) AS gateway,
+     ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
+     host(h.start) AS "searchedFrom", host(ipam_next_unused(s.id, h.start, h.last)) AS unused
+   FROM subnets s CROSS JOIN LATERAL (
+     SELECT CASE WHEN u.first = s.gateway THEN u.first + 1 ELSE u.first END AS start, u.last FROM (
+       SELECT set_masklen(s.network::inet, f.bits) + f.edge AS first, set_masklen(broadcast(s.network), f.bits) AS last
+       FROM (SELECT CASE WHEN family(s.network) = 4 THEN 32 ELSE 128 END AS bits,
+               CASE WHEN family(s.network) = 4 AND masklen(s.network) <= 30 AND NOT s.is_pool THEN 1 ELSE 0 END AS edge) f
+     ) u
+   ) h
+   WHERE org_id = :orgId AND id = :subnetId`,
+);
+
+/**
+ * A subnet as first free reads it, with the lowest address holding no record from where its search likely
+ * starts (`searchedFrom`: its first usable address, past the gateway there; `unused`, null when no address
+ * from there to the end of its network holds none). Only a hint: every address from `searchedFrom` up to
+ * `unused` holds a record. Undefined when the organisation has no such subnet.
+ */
+export async function firstFreeHomeOf(db: Db, orgId: string, subnetId: string) {
+  const [home] = await firstFreeHome(db, { orgId, subnetId });
+  return home;
+}
+
 /** A subnet an import names by its CIDR, with its VRF's name (null in the global space). */
 export type NamedHome = AddressHome & { id: string; vrfName: string | null };
 

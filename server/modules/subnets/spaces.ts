@@ -10,6 +10,7 @@ export {
   addressHomeOf,
   addressHomesOf,
   allocationHomeOf,
+  firstFreeHomeOf,
   homesByNetwork,
   lockAddressHomeStep,
   type NamedHome,

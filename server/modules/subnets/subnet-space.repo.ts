@@ -1,44 +1,22 @@
-/** What the free-space searches read of a subnet: its records counted and listed by window, its children's runs. */
+/** What the free-space searches read of a subnet: its records listed by window or passed to the first unused, its children's runs. */
 import { columnsOf } from '../../db/columns';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
 import type { SubnetRow } from './subnets.repo';
 
-// Each piece is counted by one index range scan: on the tallies of its whole blocks (a row per block and
-// writer, migration 0017) or on the addresses themselves (fewer than a block's). Only the branch of the CASE a
-// piece takes is run.
-const addressCounts = prepared<
-  { n: number },
-  { subnetId: string; tallied: boolean[]; lows: string[]; highs: string[]; windows: number[] }
->(
-  'subnets_count_addresses_by_piece',
-  `SELECT sum(CASE WHEN p.tallied
-     THEN (SELECT coalesce(sum(t.n), 0) FROM address_tallies t
-           WHERE t.subnet_id = :subnetId AND t.block >= ipam_block(p.low) AND t.block <= ipam_block(p.high))
-     ELSE (SELECT count(*) FROM addresses WHERE subnet_id = :subnetId AND ip >= p.low AND ip <= p.high)
-   END)::int AS n
-   FROM unnest(:tallied::bool[], :lows::inet[], :highs::inet[], :windows::int[]) AS p(tallied, low, high, w)
-   GROUP BY p.w ORDER BY p.w`,
+const nextUnused = prepared<{ ip: string | null }, { subnetId: string; from: string; last: string }>(
+  'subnets_next_unused',
+  'SELECT host(ipam_next_unused(:subnetId, :from::inet, :last::inet)) AS ip',
 );
 
 /**
- * How many address records a subnet holds in each window, the windows given as pieces (`tallyPieces` of each,
- * numbered by `window`, from 0 with none skipped), in one statement.
+ * The lowest address from `from` to `last` holding no record of the subnet, found in the database (migration
+ * 0018: whole blocks of 256 passed by their tallies); null when each of them holds one.
  */
-export async function countAddressesByWindow(
-  db: Db,
-  subnetId: string,
-  pieces: { tallied: boolean; low: string; high: string; window: number }[],
-) {
-  const rows = await addressCounts(db, {
-    subnetId,
-    tallied: pieces.map((p) => p.tallied),
-    lows: pieces.map((p) => p.low),
-    highs: pieces.map((p) => p.high),
-    windows: pieces.map((p) => p.window),
-  });
-  return rows.map(({ n }) => Number(n));
+export async function nextUnusedAddress(db: Db, subnetId: string, from: string, last: string) {
+  const [row] = await nextUnused(db, { subnetId, from, last });
+  return row?.ip ?? null;
 }
 
 const addressesInWindow = prepared<{ ip: string }, { subnetId: string; low: string; high: string }>(

@@ -10,19 +10,17 @@ import {
   freeBlocks,
   freeInWindow,
   mergeRanges,
-  nextUnused,
   parseCidr,
   parseIp,
   type Range,
   rangeToBlocks,
   usableRange,
   utilization,
-  windowPieces,
 } from '../../ipam';
 import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
 import { orNotFound } from '../shared/results';
-import { allocationHomeOf } from './spaces';
+import { firstFreeHomeOf } from './spaces';
 import * as space from './subnet-space.repo';
 import { totalOf } from './subnets.dto';
 import * as repo from './subnets.repo';
@@ -49,11 +47,29 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
 
 /** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
 export async function getFirstFree(db: Db, caller: Principal, id: string) {
-  // The subnet, its children and its first records in one statement: where records are sparse, the answer.
-  const subnet = orNotFound(await allocationHomeOf(db, caller.orgId, id, headSize(1)), 'Subnet');
-  const [ip] = await freeAddresses(db, subnet, 1, subnet.head);
-  return ip === undefined ? { ip: null, message: `No free address in ${subnet.network}` } : { ip };
+  // The subnet, its children and where its records first leave a gap in one statement: the answer unless
+  // that gap is in a child subnet (or the search starts elsewhere), when the search goes on from there.
+  const subnet = orNotFound(await firstFreeHomeOf(db, caller.orgId, id), 'Subnet');
+  const addressSpace = addressSpaceOf(subnet);
+  const { text, value, usable, excluded } = addressSpace;
+  const searched = value(subnet.searchedFrom);
+  // Every address from `searched` up to `unused` holds a record; none left at all is past the network.
+  const unused = subnet.unused === null ? usable.last + 1n : value(subnet.unused);
+  const search = unusedFrom(db, subnet.id, addressSpace);
+  const ip = await firstFree(usable, excluded, (from) => (from >= searched && from <= unused ? unused : search(from)));
+  return ip === null ? { ip: null, message: `No free address in ${subnet.network}` } : { ip: text(ip) };
 }
+
+/**
+ * `firstFree`'s nextUnused from the database: the lowest address ≥ from holding no record of the subnet, up to
+ * its last usable address; past that address when each holds one.
+ */
+const unusedFrom =
+  (db: Db, subnetId: string, { text, value, usable }: ReturnType<typeof addressSpaceOf>) =>
+  async (from: bigint) => {
+    const ip = await space.nextUnusedAddress(db, subnetId, text(from), text(usable.last));
+    return ip === null ? usable.last + 1n : value(ip);
+  };
 
 /** What the search for free addresses reads of a subnet. */
 type SearchedSubnet = { id: string; network: string; isPool: boolean; gateway: string | null; children: string[] };
@@ -90,24 +106,14 @@ export const headSize = (count: number) => Math.max(windowSize(count), 1024);
  * Up to `count` free addresses of a subnet, lowest first: usable, not the gateway, in no child subnet,
  * holding no record. A listing of a window past the last address looked at finds them where records are
  * sparse (one round trip for a fresh subnet, none when the caller read `head`, the subnet's first
- * `headSize(count)` records in ip order); a run of records is jumped over by first-free's counting search.
+ * `headSize(count)` records in ip order); a run of records is passed by the database's search for the next
+ * unused address (whole blocks of 256 by their tallies).
  */
 export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number, head?: string[]) {
-  const { text, value, usable, excluded: merged } = addressSpaceOf(subnet);
-  const records = {
-    countUpTo: async (low: bigint, ends: bigint[]) => {
-      const pieces = windowPieces(low, ends).map(({ tallied, first, last, window }) => ({
-        tallied,
-        low: text(first),
-        high: text(last),
-        window,
-      }));
-      let total = 0;
-      return (await space.countAddressesByWindow(db, subnet.id, pieces)).map((n) => (total += n));
-    },
-    list: async (low: bigint, high: bigint) =>
-      (await space.addressesBetween(db, subnet.id, text(low), text(high))).map(value),
-  };
+  const addressSpace = addressSpaceOf(subnet);
+  const { text, value, usable, excluded: merged } = addressSpace;
+  const list = async (low: bigint, high: bigint) =>
+    (await space.addressesBetween(db, subnet.id, text(low), text(high))).map(value);
   const found: bigint[] = [];
   let from: bigint | null = usable.first;
   let listed = head?.map(value);
@@ -123,13 +129,11 @@ export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: numbe
     const used =
       listed && (listed.length < size || (lowest !== undefined && lowest >= from))
         ? listed.filter((ip) => ip <= high)
-        : await records.list(from, high);
+        : await list(from, high);
     listed = undefined;
     found.push(...freeInWindow({ first: from, last: high }, merged, used, missing));
     if (found.length === count || high === usable.last) break;
-    from = await firstFree({ first: high + 1n, last: usable.last }, merged, (start) =>
-      nextUnused(start, usable.last, records),
-    );
+    from = await firstFree({ first: high + 1n, last: usable.last }, merged, unusedFrom(db, subnet.id, addressSpace));
     // What firstFree finds is free (in no excluded range, holding no record): the search goes on after it.
     if (from === null) break;
     found.push(from);
