@@ -168,6 +168,18 @@ describe('allocate addresses', () => {
     expect((await allocate(api, subnet.id)).map((a) => a.ip)).toEqual(['10.1.0.2']);
   });
 
+  it('gives the next allocation an address freed in a whole block of 256 below the last one (counted by its tally)', async () => {
+    const api = await fresh();
+    const subnet = await createSubnet(api, '10.2.0.0/22');
+    await allocate(api, subnet.id, { count: 500 });
+    const taken = await allocate(api, subnet.id, { count: 200 });
+    expect(taken.at(-1)?.ip).toBe('10.2.2.188');
+    const freed = (await addressesOf(api, subnet.id)).find((a) => a.ip === '10.2.1.44');
+    expectStatus(await api.call('deleteAddress', { params: { id: freed?.id as string } }), 204);
+    expect((await allocate(api, subnet.id)).map((a) => a.ip)).toEqual(['10.2.1.44']);
+    expect((await allocate(api, subnet.id)).map((a) => a.ip)).toEqual(['10.2.2.189']);
+  });
+
   it('gives the next allocation the range of a child subnet deleted below the last one', async () => {
     const api = await fresh();
     const subnet = await createSubnet(api, '10.1.0.0/24');

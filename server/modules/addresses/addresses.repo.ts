@@ -208,8 +208,7 @@ const insertAllocated = (limited: boolean, guarded: boolean) =>
              AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet
              ${
                guarded
-                 ? `AND (SELECT count(*) FROM addresses WHERE subnet_id = :subnetId AND ip >= :from::inet AND ip < :next::inet)
-                      = :below
+                 ? `AND ipam_count_records(:subnetId, :from::inet, :next::inet - 1) = :below
                     AND ARRAY(SELECT c.network FROM subnets c WHERE c.org_id = :orgId AND c.parent_id = :subnetId
                       ORDER BY c.network) = :children::cidr[]`
                  : ''

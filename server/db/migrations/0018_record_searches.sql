@@ -1,6 +1,7 @@
--- The lowest address of a range holding no record of a subnet, found in the database in one call: whole
--- blocks of 256 are passed by their tallies (migration 0017), the block holding the gap is walked record by
--- record. First free sent a statement per step of a search from the server before (five for a dense /16).
+-- Searches of a subnet's records by their tallies (migration 0017): the lowest address of a range holding no
+-- record, found in one call (whole blocks of 256 passed by their tallies, the block holding the gap walked
+-- record by record; first free sent a statement per step of a search before, five for a dense /16), and how
+-- many records a range holds.
 
 -- The lowest address of [p_low, p_high], a range inside one block, holding no record of the subnet; null when
 -- every address holds one. The records are compared in order with the addresses they would hold had the
@@ -58,4 +59,35 @@ BEGIN
     IF gap IS NOT NULL THEN RETURN gap; END IF;
     next_block := found_block + 256;
   END LOOP;
+END $$;
+
+-- How many records of the subnet lie in [p_low, p_high]: the whole blocks of 256 inside by their tallies,
+-- the addresses before the first and after the last of them one by one (fewer than a block each). A hinted
+-- allocation's guard counts the records below its candidates with it: in a /16 of 60,000 that was an index
+-- entry each.
+CREATE FUNCTION ipam_count_records(p_subnet uuid, p_low inet, p_high inet) RETURNS bigint
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  bits constant int := CASE family(p_low) WHEN 4 THEN 32 ELSE 128 END;
+  low_block constant inet := set_masklen(ipam_block(p_low), bits);
+  high_block constant inet := set_masklen(ipam_block(p_high), bits);
+  first_whole inet;
+  last_whole inet;
+  one_by_one bigint;
+  tallied bigint;
+BEGIN
+  IF p_low > p_high THEN RETURN 0; END IF;
+  IF low_block = high_block THEN
+    RETURN (SELECT count(*) FROM addresses WHERE subnet_id = p_subnet AND ip >= p_low AND ip <= p_high);
+  END IF;
+  first_whole := CASE WHEN p_low = low_block THEN low_block ELSE low_block + 256 END;
+  last_whole := CASE WHEN p_high = high_block + 255 THEN high_block ELSE high_block - 256 END;
+  IF first_whole > last_whole THEN
+    RETURN (SELECT count(*) FROM addresses WHERE subnet_id = p_subnet AND ip >= p_low AND ip <= p_high);
+  END IF;
+  one_by_one := (SELECT count(*) FROM addresses WHERE subnet_id = p_subnet AND ip >= p_low AND ip < first_whole)
+    + (SELECT count(*) FROM addresses WHERE subnet_id = p_subnet AND ip > last_whole + 255 AND ip <= p_high);
+  SELECT coalesce(sum(n), 0) INTO tallied FROM address_tallies WHERE subnet_id = p_subnet
+    AND block >= ipam_block(first_whole) AND block <= ipam_block(last_whole);
+  RETURN one_by_one + tallied;
 END $$;

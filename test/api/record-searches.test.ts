@@ -1,9 +1,10 @@
 /**
- * The database's search for the lowest address holding no record (`ipam_next_unused`, migration 0018: whole
- * blocks of 256 passed by their tallies) against a brute-force model: random record sets in a /20 (16 blocks)
- * of either family, dense runs across blocks, full blocks with gaps at their edges, records written by
- * several connections at once and some deleted again, searched from and to anywhere, at the start of the
- * family's space and at its very end.
+ * The database's searches of a subnet's records by their tallies (migration 0018: whole blocks of 256 taken
+ * from the tallies) against brute-force models: the lowest address holding no record (`ipam_next_unused`) and
+ * the records a range holds (`ipam_count_records`). Random record sets in a /20 (16 blocks) of either family,
+ * dense runs across blocks, full blocks with gaps at their edges, records written by several connections at
+ * once and some deleted again, searched from and to anywhere, at the start of the family's space and at its
+ * very end.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -43,10 +44,15 @@ const search = fc.array(
   { minLength: 1, maxLength: 40 },
 );
 
-/** The model: the lowest offset in [from, last] not held; null when every one is. */
+/** The models: the lowest offset in [from, last] not held (null when every one is), and how many are held. */
 function model(held: Set<number>, from: number, last: number) {
-  for (let o = from; o <= last; o++) if (!held.has(o)) return o;
-  return null;
+  let unused: number | null = null;
+  let count = 0;
+  for (let o = last; o >= from; o--) {
+    if (held.has(o)) count++;
+    else unused = o;
+  }
+  return { unused, count };
 }
 
 let run = 0;
@@ -55,8 +61,8 @@ const networks = {
   6: (top: boolean) => (top ? 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:f000/116' : `2001:db8:${run.toString(16)}::/116`),
 };
 
-describe('ipam_next_unused', () => {
-  it('finds the lowest address holding no record as brute force does, in dense and scattered sets', async () => {
+describe('searches of the records by their tallies', () => {
+  it('find the lowest address holding no record and count the records of a range as brute force does', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<4 | 6>(4, 6),
@@ -82,11 +88,12 @@ describe('ipam_next_unused', () => {
           await query(sql`DELETE FROM addresses
             WHERE subnet_id = ${subnet.id} AND ip = ANY(ARRAY(SELECT ${base}::inet + o FROM unnest(${ints(deleted)}) AS o))`);
           const held = new Set(records.filter((o) => !deleted.includes(o)));
-          const found = await query<{ from: number; last: number; got: number | null }>(sql`
-            SELECT s.f AS from, s.l AS last, (ipam_next_unused(${subnet.id}, ${base}::inet + s.f, ${base}::inet + s.l)
-              - ${base}::inet)::int AS got
+          const found = await query<{ from: number; last: number; unused: number | null; count: number }>(sql`
+            SELECT s.f AS from, s.l AS last,
+              (ipam_next_unused(${subnet.id}, ${base}::inet + s.f, ${base}::inet + s.l) - ${base}::inet)::int AS unused,
+              ipam_count_records(${subnet.id}, ${base}::inet + s.f, ${base}::inet + s.l)::int AS count
             FROM unnest(${ints(searches.map(([f]) => f))}, ${ints(searches.map(([, l]) => l))}) AS s(f, l)`);
-          expect(found).toEqual(searches.map(([from, last]) => ({ from, last, got: model(held, from, last) })));
+          expect(found).toEqual(searches.map(([from, last]) => ({ from, last, ...model(held, from, last) })));
         },
       ),
       { numRuns: 60 },
