@@ -32,7 +32,6 @@ DECLARE
   next_block inet := set_masklen(ipam_block(p_from), bits);
   gap inet;
   found_block inet;
-  found_held bigint;
   position inet;
 BEGIN
   IF p_from > p_last THEN RETURN NULL; END IF;
@@ -44,7 +43,7 @@ BEGIN
     -- The whole blocks from next_block on numbered in order (k), and last_block after them with no records
     -- counted: the first that holds fewer than 256 records or is not where the k-th block after next_block
     -- would be (the blocks between hold no record).
-    SELECT w.block, w.held, next_block + 256 * w.k INTO found_block, found_held, position FROM (
+    SELECT w.block, next_block + 256 * w.k INTO found_block, position FROM (
       SELECT b.block, b.held, row_number() OVER (ORDER BY b.block) - 1 AS k FROM (
         SELECT set_masklen(t.block, bits)::inet AS block, sum(t.n) AS held FROM address_tallies t
         WHERE t.subnet_id = p_subnet AND t.block >= ipam_block(next_block) AND t.block < ipam_block(last_block)
