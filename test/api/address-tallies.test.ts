@@ -1,7 +1,8 @@
 /**
- * The tallies of address records per subnet and block of 256 (migration 0017, read by first free) against the
- * records themselves, after random series of writes through HTTP, some sent at once (on PostgreSQL, from
- * several connections: several writers' rows per block), and again after the maintenance merges them.
+ * The tallies of address records per subnet and block of 256 (migration 0017, read by first free and the
+ * address page's total) against the records themselves, after random series of writes through HTTP, some
+ * sent at once (on PostgreSQL, from several connections: several writers' rows per block), and again after
+ * the maintenance merges them.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -150,6 +151,14 @@ describe('address tallies', () => {
           const ids = [...ever];
           const before = await tallied(ids);
           expect(before.kept).toEqual(before.counted);
+          // A page's X-Total-Count is the subnet's tallies summed: the count of its records.
+          const counts = await query<{ id: string; n: number }>(sql`
+            SELECT s.id, (SELECT count(*) FROM addresses a WHERE a.subnet_id = s.id)::int AS n
+            FROM subnets s WHERE s.id = ANY(${idList(live.map((l) => l.id))})`);
+          for (const { id, n } of counts) {
+            const page = await org.api.call('listSubnetAddresses', { params: { id }, query: { limit: 1 } });
+            expect(page.headers.get('x-total-count')).toBe(String(n));
+          }
           // Every writer's rows handed to writers that are gone, then merged by the maintenance.
           await query(sql`UPDATE address_tallies SET writer = -1 - writer WHERE subnet_id = ANY(${idList(ids)})`);
           await query(sql`SELECT compact_address_tallies()`);
