@@ -160,6 +160,21 @@ describe('allocate addresses', () => {
     );
   });
 
+  it('allocates up to the last address of either family, then answers 409 exhausted', async () => {
+    const api = await fresh();
+    for (const [network, usable] of [
+      ['255.255.255.255/32', 1],
+      ['255.255.255.252/30', 2],
+      ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128', 1],
+      ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0/126', 4],
+    ] as const) {
+      const subnet = await createSubnet(api, network);
+      for (let i = 0; i < usable; i++) await allocate(api, subnet.id);
+      const answer = await api.call('allocateAddress', { params: { id: subnet.id }, body: {} });
+      expect(expectStatus(answer, 409).code).toBe('exhausted');
+    }
+  });
+
   it('gives the next allocation an address freed below the last one', async () => {
     const api = await fresh();
     const subnet = await createSubnet(api, '10.1.0.0/24');
@@ -368,6 +383,19 @@ describe('allocate subnets', () => {
   });
 
   // After an allocation the next one in the subnet starts from what it left (subnet-allocate.service.ts).
+  it('allocates blocks up to the end of either family, then answers 409 exhausted', async () => {
+    const api = await fresh();
+    for (const [network, prefix_length, blocks] of [
+      ['255.255.255.252/30', 32, 4],
+      ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff8/125', 127, 4],
+    ] as const) {
+      const subnet = await createSubnet(api, network);
+      for (let i = 0; i < blocks; i++) await allocateSubnets(api, subnet.id, { prefix_length });
+      const answer = await api.call('allocateSubnet', { params: { id: subnet.id }, body: { prefix_length } });
+      expect(expectStatus(answer, 409).code).toBe('exhausted');
+    }
+  });
+
   it('gives the next allocation a block freed below the last one by a deleted subnet', async () => {
     const api = await fresh();
     const parent = await createSubnet(api, '10.1.0.0/24');

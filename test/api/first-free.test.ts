@@ -179,6 +179,14 @@ describe('first free against a brute-force model', () => {
     expect(answer.message).toMatch(/^No free address in /);
   });
 
+  it('answers {ip: null} for the last address of either family as a /32 or /128 whose gateway it is', async () => {
+    for (const ip of ['255.255.255.255', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']) {
+      const subnet = await createSubnet(t.org.api, `${ip}/${ip.includes(':') ? 128 : 32}`, { gateway: ip });
+      const answer = expectStatus(await t.org.api.call('getSubnetFirstFreeIp', { params: { id: subnet.id } }), 200);
+      expect(answer.ip).toBeNull();
+    }
+  });
+
   it('agrees with the model on small subnets of both families (runs, gaps, gateway, a child, pool)', async () => {
     await fc.assert(
       fc.asyncProperty(smallCase, async (c) => {

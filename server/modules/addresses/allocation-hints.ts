@@ -67,6 +67,8 @@ export function hintAfterRead(
   const space = addressSpaceOf(subnet);
   if (!firstOf(space.value, taken, free)) return;
   const end = space.value(taken[taken.length - 1] as string) + 1n;
+  // Nothing left after the subnet's last address (the family's last, at the very top of the space).
+  if (end > space.usable.last) return;
   const head = subnet.head.map(space.value);
   const lastRead = head[head.length - 1];
   // A full head may stop short of records below the end.
@@ -97,6 +99,7 @@ export function hintAfterHinted(
   const space = addressSpaceOf(hinted.subnet);
   if (!firstOf(space.value, taken, hinted.ips)) return;
   const end = space.value(taken[taken.length - 1] as string) + 1n;
+  if (end > space.usable.last) return;
   const gateway = space.gateway;
   if (gateway !== null && gateway >= space.value(hinted.below.next) && gateway < end) return;
   keep(orgId, subnetId, {

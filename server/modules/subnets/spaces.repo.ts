@@ -100,7 +100,7 @@ const firstFreeHome = prepared<AllocationHome & { searchedFrom: string; unused: 
      ARRAY(SELECT c.network::text FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children,
      host(h.start) AS "searchedFrom", host(ipam_next_unused(s.id, h.start, h.last)) AS unused
    FROM subnets s CROSS JOIN LATERAL (
-     SELECT CASE WHEN u.first = s.gateway THEN u.first + 1 ELSE u.first END AS start, u.last FROM (
+     SELECT CASE WHEN u.first = s.gateway AND u.first < u.last THEN u.first + 1 ELSE u.first END AS start, u.last FROM (
        SELECT set_masklen(s.network::inet, f.bits) + f.edge AS first, set_masklen(broadcast(s.network), f.bits) AS last
        FROM (SELECT CASE WHEN family(s.network) = 4 THEN 32 ELSE 128 END AS bits,
                CASE WHEN family(s.network) = 4 AND masklen(s.network) <= 30 AND NOT s.is_pool THEN 1 ELSE 0 END AS edge) f
