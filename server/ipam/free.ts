@@ -9,8 +9,9 @@ export const FREE_BLOCKS_CAP = 1_000_000;
 
 /**
  * The first free address in `usable` that is in no `excluded` range and not used. `nextUnused(from)` answers the
- * smallest address ≥ from that holds no address record (ignoring exclusions) — the database provides it in the
- * service; tests give a sorted list. The loop alternates skipExcluded and nextUnused until both agree.
+ * smallest address ≥ from that holds no address record (ignoring exclusions), or any address past `usable` when
+ * none of it is left — the database provides it in the service; tests give a sorted list. The loop alternates
+ * skipExcluded and nextUnused until both agree.
  */
 export async function firstFree(
   usable: Range,

@@ -111,9 +111,9 @@ const firstFreeHome = prepared<AllocationHome & { searchedFrom: string; unused: 
 
 /**
  * A subnet as first free reads it, with the lowest address holding no record from where its search likely
- * starts (`searchedFrom`: its first usable address, past the gateway there; `unused`, null when no address
- * from there to the end of its network holds none). Only a hint: every address from `searchedFrom` up to
- * `unused` holds a record. Undefined when the organisation has no such subnet.
+ * starts (`searchedFrom`: its first usable address, past the gateway there; `unused`: null when every address
+ * from there to the end of its network holds a record). Only a hint: every address from `searchedFrom` up to
+ * `unused` (excluded) holds a record. Undefined when the organisation has no such subnet.
  */
 export async function firstFreeHomeOf(db: Db, orgId: string, subnetId: string) {
   const [home] = await firstFreeHome(db, { orgId, subnetId });

@@ -1,4 +1,4 @@
-/** What the free-space searches read of a subnet: its records listed by window or passed to the first unused, its children's runs. */
+/** What the free-space searches read of a subnet: its records listed or searched for a gap, its children's runs. */
 import { columnsOf } from '../../db/columns';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
