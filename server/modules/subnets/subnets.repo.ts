@@ -20,6 +20,16 @@ export const getForUpdate = async (db: Db, orgId: string, id: string) =>
   (await db.select().from(subnets).where(inOrg(orgId, id)).for('update'))[0];
 
 /**
+ * How many address records a subnet holds itself: its address tallies summed (migration 0017; kept by the
+ * writing transaction, so exact in the statement's snapshot), a row per block of 256 and writer where a count
+ * would read an index entry per record.
+ */
+const ownRecords = () =>
+  sql<number>`(SELECT coalesce(sum(t.n), 0)::int FROM address_tallies t WHERE t.subnet_id = ${subnets.id})`.mapWith(
+    Number,
+  );
+
+/**
  * The subnet and every descendant a delete cascades to (through parent_id), each with the number of
  * address records it holds itself (a record belongs to one subnet, so the figures add up to the whole).
  */
@@ -27,7 +37,7 @@ export const subtreeWithAddressCounts = (db: Db, orgId: string, id: string) =>
   db
     .select({
       subnet: subnets,
-      addressCount: sql<number>`(SELECT count(*)::int FROM addresses a WHERE a.subnet_id = subnets.id)`.mapWith(Number),
+      addressCount: ownRecords(),
     })
     .from(subnets)
     .where(
@@ -169,7 +179,7 @@ const withNames = {
   vlanNumber: vlans.vlanNumber,
   vrfName: vrfs.name,
   locationName: locations.name,
-  ownUsed: sql<number>`(SELECT count(*)::int FROM addresses a WHERE a.subnet_id = subnets.id)`.mapWith(Number),
+  ownUsed: ownRecords(),
 };
 
 function selectWithNames(db: Db) {
