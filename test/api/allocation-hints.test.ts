@@ -9,19 +9,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/types';
 import { OCCUPANCY, withChildren } from '../../server/modules/subnets/subnet-space.repo';
-import type { ApiClient } from '../support/client';
+import { addressesOf, allocate, allocateSubnets } from '../support/allocations';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 
 const t = useTestServer();
 
 const fresh = async () => (await t.server.newOrg({ plan: 'enterprise' })).api;
-const allocate = async (api: ApiClient, id: string, body: Record<string, unknown> = {}) =>
-  expectStatus(await api.call('allocateAddress', { params: { id }, body }), 201);
-const allocateSubnets = async (api: ApiClient, id: string, body: { prefix_length: number } & Record<string, unknown>) =>
-  expectStatus(await api.call('allocateSubnet', { params: { id }, body }), 201);
-const addressesOf = async (api: ApiClient, id: string) =>
-  expectStatus(await api.call('listSubnetAddresses', { params: { id }, query: { limit: 1000 } }), 200);
 
 describe('address allocation after an allocation', () => {
   it('gives the next allocation an address freed below the last one', async () => {

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressesOf, allocate, allocateSubnets } from '../support/allocations';
 import type { ApiClient } from '../support/client';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
@@ -12,12 +13,6 @@ const t = useTestServer();
 
 const fresh = async (options: Parameters<typeof t.server.newOrg>[0] = { plan: 'enterprise' }) =>
   (await t.server.newOrg(options)).api;
-const allocate = async (api: ApiClient, id: string, body: Record<string, unknown> = {}) =>
-  expectStatus(await api.call('allocateAddress', { params: { id }, body }), 201);
-const allocateSubnets = async (api: ApiClient, id: string, body: { prefix_length: number } & Record<string, unknown>) =>
-  expectStatus(await api.call('allocateSubnet', { params: { id }, body }), 201);
-const addressesOf = async (api: ApiClient, id: string) =>
-  expectStatus(await api.call('listSubnetAddresses', { params: { id }, query: { limit: 1000 } }), 200);
 async function address(api: ApiClient, id: string, ip: string) {
   expectStatus(await api.call('createAddress', { params: { id }, body: { ip } }), 201);
 }
