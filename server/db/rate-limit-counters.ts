@@ -10,16 +10,15 @@ export const claimCounterHits = async (db: Db, key: string, windowStart: Date, s
   rowsOf<{ count: number }>(
     await db.execute(sql`
         INSERT INTO rate_limit_counters (key, window_start, count) VALUES (${key}, ${windowStart}, ${size})
-        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + ${size}
+        ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + ${size}, claimed_at = now()
         RETURNING count`),
   );
 
 /**
- * Deletes the windows that began `olderThanMs` before the earlier of `windowStart` and the database's clock
- * (see the sweep in postgresCounters).
+ * Deletes the rows no process has claimed from for `idleMs` by the database's clock (migration 0019): whatever
+ * a process's clock says, its claims in one window fall within the window's length of each other.
  */
-export async function deleteCountersBefore(db: Db, windowStart: Date, olderThanMs: number): Promise<void> {
+export async function deleteIdleCounters(db: Db, idleMs: number): Promise<void> {
   await db.execute(sql`
-        DELETE FROM rate_limit_counters
-        WHERE window_start < least(now(), ${windowStart}::timestamptz) - ${`${olderThanMs} milliseconds`}::interval`);
+        DELETE FROM rate_limit_counters WHERE claimed_at < now() - ${`${idleMs} milliseconds`}::interval`);
 }

@@ -1,9 +1,9 @@
 import type { Db } from '../db/connection';
-import { claimCounterHits, deleteCountersBefore } from '../db/rate-limit-counters';
+import { claimCounterHits, deleteIdleCounters } from '../db/rate-limit-counters';
 
 /**
  * The longest window a caller may use (sign-in links per 15 minutes, invitations per hour). Counter rows
- * are kept this long after their window starts, so one sweep serves windows of every length.
+ * are kept this long after their last claim, so one sweep serves windows of every length.
  */
 export const LONGEST_WINDOW_MS = 60 * 60_000;
 
@@ -79,13 +79,13 @@ export function postgresCounters(db: Db): CounterStore {
     lease.left += granted;
     lease.claimed = row.count;
     if (granted < size) lease.exhausted = true;
-    // At most once a minute per process, delete rows whose window began longer ago than any window lasts,
-    // by the earlier of this process's clock and the database's: a process whose clock runs ahead (a test's
-    // moved clock, a skewed host) must not delete the windows other processes are counting in.
+    // At most once a minute per process, delete the rows nobody has claimed from for longer than any window
+    // lasts, by the database's clock: a process whose clock runs behind or stands still (a skewed host, a
+    // test's fixed clock) still counts in a window that began long ago by everyone else's.
     if (Date.now() - lastSweep >= 60_000) {
       lastSweep = Date.now();
       sweep(leases, lease.windowStart);
-      await deleteCountersBefore(db, windowStart, LONGEST_WINDOW_MS);
+      await deleteIdleCounters(db, LONGEST_WINDOW_MS);
     }
   }
 

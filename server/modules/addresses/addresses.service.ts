@@ -208,16 +208,22 @@ export async function deleteAddress(db: Db, caller: Principal, id: string) {
   });
 }
 
+/** Rows in the order of the request's ids: `RETURNING` has no order, and the entries and events follow it. */
+const inOrderOf = <Row extends { id: string }>(ids: string[], rows: Row[]) => {
+  const position = new Map(ids.map((id, i) => [id, i]));
+  return rows.sort((a, b) => (position.get(a.id) ?? 0) - (position.get(b.id) ?? 0));
+};
+
 /**
  * Only the caller's organisation's ids count; others are not found and not counted. Each address whose
- * values changed gets its own `batch_update` entry.
+ * values changed gets its own `batch_update` entry, in the order of the ids.
  */
 export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
   const values = given({ status: input.status, owner: input.owner });
   return commitTransaction(db, async (tx) => {
     const ids = [...new Set(input.ids)];
     const before = new Map((await repo.lockMany(tx, caller.orgId, ids)).map((row) => [row.id, row]));
-    const rows = await repo.updateMany(tx, caller.orgId, ids, values);
+    const rows = inOrderOf(ids, await repo.updateMany(tx, caller.orgId, ids, values));
     const entries = rows.flatMap((row) => {
       const old = before.get(row.id);
       const changes = old ? updated(addressFields(old), addressFields(row)) : {};
@@ -230,10 +236,11 @@ export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.i
   });
 }
 
-/** One `batch_delete` entry per address deleted. */
+/** One `batch_delete` entry per address deleted, in the order of the ids. */
 export async function batchDeleteAddresses(db: Db, caller: Principal, ids: string[]) {
   return commitTransaction(db, async (tx) => {
-    const rows = await repo.removeMany(tx, caller.orgId, [...new Set(ids)]);
+    const unique = [...new Set(ids)];
+    const rows = inOrderOf(unique, await repo.removeMany(tx, caller.orgId, unique));
     await recordActivities(
       tx,
       caller,
