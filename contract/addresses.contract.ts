@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { CustomFields, describedUuid, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('Addresses');
@@ -299,27 +300,30 @@ export const addressesContract = c.router({
     path: '/addresses/:id',
     summary: 'Get an address',
     description: 'One address record of the caller’s organisation.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Address, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Address, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateAddress: {
     method: 'PATCH',
     path: '/addresses/:id',
     summary: 'Update an address',
     description: 'Changes only the fields given. The ip cannot change (a body with `ip` is refused with 400).',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateAddressBody,
-    responses: { 200: Address, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Address, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteAddress: {
     method: 'DELETE',
     path: '/addresses/:id',
     summary: 'Delete an address',
     description: 'Deletes the address record, releasing the IP.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
 });

@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('Folders');
@@ -88,27 +89,30 @@ export const foldersContract = c.router({
     path: '/folders/:id',
     summary: 'Get a folder',
     description: 'One folder of the caller’s organisation.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Folder, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Folder, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateFolder: {
     method: 'PATCH',
     path: '/folders/:id',
     summary: 'Update a folder',
     description: 'Changes only the fields given.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateFolderBody,
-    responses: { 200: Folder, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Folder, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteFolder: {
     method: 'DELETE',
     path: '/folders/:id',
     summary: 'Delete a folder',
     description: 'Deletes the folder; its subnets are kept and become unfoldered.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
 });

@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('Locations');
@@ -86,27 +87,30 @@ export const locationsContract = c.router({
     path: '/locations/:id',
     summary: 'Get a location',
     description: 'One location of the organisation.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Location, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Location, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateLocation: {
     method: 'PATCH',
     path: '/locations/:id',
     summary: 'Update a location',
     description: 'Changes only the fields given.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateLocationBody,
-    responses: { 200: Location, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Location, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteLocation: {
     method: 'DELETE',
     path: '/locations/:id',
     summary: 'Delete a location',
     description: 'Deletes the location; subnets and VLANs at it keep existing without a location.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
 });

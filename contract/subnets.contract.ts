@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
 import { IdParams } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 import {
   AllocateSubnetsBody,
   CreateSubnetBody,
@@ -73,9 +74,10 @@ export const subnetsContract = c.router({
     path: '/subnets/:id',
     summary: 'Get a subnet',
     description: 'One subnet with its utilization and its direct children.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: SubnetDetail, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: SubnetDetail, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateSubnet: {
     method: 'PATCH',
@@ -85,19 +87,21 @@ export const subnetsContract = c.router({
       'Changes only the fields given; `network` cannot be changed. `vlan` (a number such as "120") and `vrf` (a ' +
       'name) are created when missing, which counts against the plan’s VLAN or VRF limit (402); an empty string ' +
       'clears the assignment. Changing `vrf` moves the subnet to another address space (duplicate-checked, re-nested).',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateSubnetBody,
-    responses: { 200: Subnet, ...errors(400, 401, 402, 403, 404, 413, 415, 429) },
+    responses: { 200: Subnet, ...errors(400, 401, 402, 403, 404, 412, 413, 415, 429) },
   },
   deleteSubnet: {
     method: 'DELETE',
     path: '/subnets/:id',
     summary: 'Delete a subnet',
     description: 'Deletes the subnet, all its child subnets and all their addresses. Irreversible.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
   splitSubnet: {
     method: 'POST',

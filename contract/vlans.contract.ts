@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('VLANs');
@@ -86,27 +87,30 @@ export const vlansContract = c.router({
     path: '/vlans/:id',
     summary: 'Get a VLAN',
     description: 'One VLAN of the organisation.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Vlan, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Vlan, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateVlan: {
     method: 'PATCH',
     path: '/vlans/:id',
     summary: 'Update a VLAN',
     description: 'Changes only the fields given.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateVlanBody,
-    responses: { 200: Vlan, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Vlan, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteVlan: {
     method: 'DELETE',
     path: '/vlans/:id',
     summary: 'Delete a VLAN',
     description: 'Deletes the VLAN; subnets that used it keep existing without a VLAN.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
 });

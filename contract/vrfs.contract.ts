@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('VRFs');
@@ -90,27 +91,30 @@ export const vrfsContract = c.router({
     path: '/vrfs/:id',
     summary: 'Get a VRF',
     description: 'One VRF of the organisation.',
-    metadata: meta.read,
+    metadata: versioned(meta.read),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Vrf, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Vrf, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateVrf: {
     method: 'PATCH',
     path: '/vrfs/:id',
     summary: 'Update a VRF',
     description: 'Changes only the fields given.',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateVrfBody,
-    responses: { 200: Vrf, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Vrf, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteVrf: {
     method: 'DELETE',
     path: '/vrfs/:id',
     summary: 'Delete a VRF',
     description: 'Deletes the VRF. A VRF that subnets still use is a 400 (`in_use`).',
-    metadata: meta.write,
+    metadata: versioned(meta.write),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
 });

@@ -5,6 +5,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Offset, queryInt, Timestamp, text } from './common/schemas';
+import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
 const meta = access('Webhooks');
@@ -228,28 +229,31 @@ export const webhooksContract = c.router({
     path: '/webhooks/:id',
     summary: 'Get a webhook',
     description: 'One webhook subscription, without its secret.',
-    metadata: meta.adminRead,
+    metadata: versioned(meta.adminRead),
+    headers: IfNoneMatchHeaders,
     pathParams: IdParams,
-    responses: { 200: Webhook, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: Webhook, 304: c.noBody(), ...errors(400, 401, 403, 404, 429) },
   },
   updateWebhook: {
     method: 'PATCH',
     path: '/webhooks/:id',
     summary: 'Update a webhook',
     description: 'Changes only the fields given; `is_active` switches deliveries on or off.',
-    metadata: meta.adminWrite,
+    metadata: versioned(meta.adminWrite),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
     body: UpdateWebhookBody,
-    responses: { 200: Webhook, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 200: Webhook, ...errors(400, 401, 403, 404, 412, 413, 415, 429) },
   },
   deleteWebhook: {
     method: 'DELETE',
     path: '/webhooks/:id',
     summary: 'Delete a webhook',
     description: 'Deletes the subscription and its delivery history.',
-    metadata: meta.adminWrite,
+    metadata: versioned(meta.adminWrite),
+    headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 429) },
+    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
   listWebhookDeliveries: {
     method: 'GET',

@@ -12,6 +12,7 @@ const successDescriptions: Record<string, string> = {
   201: 'Created',
   204: 'Done; no content',
   307: 'Redirect; the Location header names the target',
+  304: 'Not modified: If-None-Match holds the current version (the ETag header); no body',
 };
 
 const tagDescriptions: Record<string, string> = {
@@ -91,6 +92,8 @@ function mapOperation(
       headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
     }
     if (code === 409 && meta.idempotent) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (meta.versioned && (code === 200 || code === 304 || code === 412))
+      headers.ETag = { $ref: '#/components/headers/ETag' };
     if (Object.keys(headers).length > 0) response.headers = headers;
   }
   return operation;
@@ -132,6 +135,12 @@ export function buildOpenApiDocument(router: AppRouter = contract): Json {
           'X-RateLimit-Reset': intHeader('Unix time (seconds) when the window resets'),
           'Retry-After': intHeader('Seconds to wait before retrying'),
           'X-Total-Count': intHeader('Total number of items, regardless of limit and offset'),
+          ETag: {
+            description:
+              'The version of the resource: a strong entity tag of its representation (the JSON its GET answers), ' +
+              'for `If-None-Match` on GET and `If-Match` on PATCH and DELETE',
+            schema: { type: 'string', example: '"3q2-7wAAAAAAAAAAAAAAAA"' },
+          },
           'Idempotent-Replayed': {
             description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
             schema: { type: 'string', enum: ['true'], example: 'true' },

@@ -32,6 +32,11 @@ export interface RouteMeta {
    * bounded number at once, so one caller cannot slow the others down.
    */
   heavy?: boolean;
+  /**
+   * A single resource's GET, PATCH or DELETE with versions (common/versions.ts): GET and PATCH answer `ETag`,
+   * GET honours `If-None-Match` (304), PATCH and DELETE honour `If-Match` (412).
+   */
+  versioned?: boolean;
 }
 
 /** Heavy requests (`RouteMeta.heavy`) one user may have in flight at once. */

@@ -101,6 +101,7 @@ describe('SDK operations by operationId (statuses as values) against the real se
   it('answers a 404 as a value typed ApiError, narrowed by its status', async () => {
     const response = await sdk.getFolder(randomUUID());
     if (response.status === 200) expectTypeOf(response.data).toEqualTypeOf<Folder>();
+    else if (response.status === 304) expectTypeOf(response.data).toEqualTypeOf<void>();
     else expectTypeOf(response.data).toEqualTypeOf<ApiErrorBody>();
     const error = dataOf(response, 404);
     expectTypeOf(error).toEqualTypeOf<ApiErrorBody>();

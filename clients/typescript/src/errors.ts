@@ -111,6 +111,13 @@ export class NotFoundError extends ApiError {
 export class ConflictError extends ApiError {
   override name = 'ConflictError';
 }
+/**
+ * 412: the resource changed since the version sent in `ifMatch`; `headers.get('etag')` is its current version.
+ * Read it again, reapply your change, and send it with the new version.
+ */
+export class PreconditionFailedError extends ApiError {
+  override name = 'PreconditionFailedError';
+}
 /** 413: the body is too large. */
 export class PayloadTooLargeError extends ApiError {
   override name = 'PayloadTooLargeError';
@@ -147,6 +154,7 @@ const BY_STATUS: Record<number, typeof ApiError> = {
   403: PermissionDeniedError,
   404: NotFoundError,
   409: ConflictError,
+  412: PreconditionFailedError,
   413: PayloadTooLargeError,
   415: UnsupportedMediaTypeError,
   429: RateLimitError,

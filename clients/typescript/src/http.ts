@@ -58,9 +58,16 @@ export interface ResponseInfo {
 
 /**
  * The last argument of every generated operation: fetch options plus, when bound, the client's config;
- * `throwOnError` (set by the resource methods) turns an error status into a thrown `ApiError`.
+ * `throwOnError` (set by the resource methods) turns an error status into a thrown `ApiError`. `ifMatch`
+ * (PATCH, DELETE: change only that version, else `PreconditionFailedError`) and `ifNoneMatch` (GET: a 304
+ * and no body while that version is current) take the `etag` a single resource's answer carried.
  */
-export type RequestOptions = RequestInit & { client?: ClientConfig; throwOnError?: boolean };
+export type RequestOptions = RequestInit & {
+  client?: ClientConfig;
+  throwOnError?: boolean;
+  ifMatch?: string;
+  ifNoneMatch?: string;
+};
 
 /** What every generated operation resolves to; the generated types narrow `data` by `status`. */
 export interface HttpResponse<T = unknown> {
@@ -115,10 +122,12 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * `undefined` when empty.
  */
 export async function ipamFetch<T>(url: string, options: RequestOptions = {}): Promise<T> {
-  const { client, headers: requestHeaders, signal, throwOnError, ...init } = options;
+  const { client, headers: requestHeaders, signal, throwOnError, ifMatch, ifNoneMatch, ...init } = options;
   const headers = new Headers(client?.headers);
   if (client?.apiKey) headers.set('authorization', `Bearer ${client.apiKey}`);
   for (const [name, value] of headerEntries(requestHeaders)) headers.set(name, value);
+  if (ifMatch !== undefined) headers.set('if-match', ifMatch);
+  if (ifNoneMatch !== undefined) headers.set('if-none-match', ifNoneMatch);
   if (!headers.has('x-request-id')) headers.set('x-request-id', globalThis.crypto.randomUUID());
   const target = client ? `${client.baseUrl.replace(/\/+$/, '')}${url}` : url;
   const method = (init.method ?? 'GET').toUpperCase();

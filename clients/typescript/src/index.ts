@@ -133,6 +133,7 @@ function withLastResponse({ data, status, headers }: HttpResponse): unknown {
     status,
     requestId: headers.get('x-request-id'),
     rateLimit: rateLimitOf(headers),
+    etag: headers.get('etag'),
     headers,
   };
   return Object.defineProperty(data, 'lastResponse', { value: lastResponse, enumerable: false });

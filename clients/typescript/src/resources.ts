@@ -140,6 +140,8 @@ export interface LastResponse {
   requestId: string | null;
   /** `X-RateLimit-*`; null on routes without a per-user limit. */
   rateLimit: RateLimitInfo | null;
+  /** `ETag`: the version of a single resource (its GET and PATCH), for `ifMatch` and `ifNoneMatch`. */
+  etag: string | null;
   headers: Headers;
 }
 

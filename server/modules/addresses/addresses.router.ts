@@ -34,12 +34,12 @@ export const addressesRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await service.getAddress(db, principalOf(req), params.id),
     }),
-    updateAddress: async ({ req, params, body }) => ({
+    updateAddress: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateAddress(db, principalOf(req), params.id, body),
+      body: await service.updateAddress(db, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteAddress: async ({ req, params }) => {
-      await service.deleteAddress(db, principalOf(req), params.id);
+    deleteAddress: async ({ req, params, headers }) => {
+      await service.deleteAddress(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
   });

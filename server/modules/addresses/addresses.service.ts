@@ -11,6 +11,7 @@ import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
+import { assertVersion } from '../../versions';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
@@ -191,18 +192,32 @@ export async function batchCreateAddresses(
   });
 }
 
-export async function updateAddress(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateAddressBody>) {
+/** The address locked, then its `If-Match` checked against its representation (412 when it moved on). */
+async function lockedAt(tx: Db, orgId: string, id: string, ifMatch: string | undefined) {
+  const row = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Address');
+  await assertVersion(ifMatch, () => toDto(row), 'address');
+  return row;
+}
+
+export async function updateAddress(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateAddressBody>,
+  ifMatch?: string,
+) {
   const values = { ...givenFields(input), ...given({ status: input.status }) };
   return commitTransaction(db, async (tx) => {
-    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Address');
+    const before = await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));
     return toDto(row);
   });
 }
 
-export async function deleteAddress(db: Db, caller: Principal, id: string) {
+export async function deleteAddress(db: Db, caller: Principal, id: string, ifMatch?: string) {
   await commitTransaction(db, async (tx) => {
+    if (ifMatch !== undefined) await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Address');
     await recordDelete(tx, caller, 'address', id, addressFields(row));
   });

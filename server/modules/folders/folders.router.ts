@@ -17,12 +17,12 @@ export const foldersRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await service.getFolder(db, principalOf(req), params.id),
     }),
-    updateFolder: async ({ req, params, body }) => ({
+    updateFolder: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateFolder(db, principalOf(req), params.id, body),
+      body: await service.updateFolder(db, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteFolder: async ({ req, params }) => {
-      await service.deleteFolder(db, principalOf(req), params.id);
+    deleteFolder: async ({ req, params, headers }) => {
+      await service.deleteFolder(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
   });

@@ -10,14 +10,21 @@ import * as repo from './folders.repo';
 
 type FolderDto = z.infer<typeof Folder>;
 
-const folder = plainCrud({ repo, limit: 'folders', type: 'folder', name: 'Folder', fields: folderFields });
-
 const toDto = (row: repo.FolderRow): FolderDto => ({
   id: row.id,
   name: row.name,
   description: row.description,
   sort_order: row.sortOrder,
   created_at: row.createdAt.toISOString(),
+});
+
+const folder = plainCrud({
+  repo,
+  limit: 'folders',
+  type: 'folder',
+  name: 'Folder',
+  fields: folderFields,
+  represent: toDto,
 });
 
 const duplicateName = (name: string) => `A folder named "${name}" already exists`;
@@ -35,13 +42,19 @@ export async function createFolder(db: Db, caller: Principal, input: z.infer<typ
   return folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name), toDto);
 }
 
-export async function updateFolder(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateFolderBody>) {
+export async function updateFolder(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateFolderBody>,
+  ifMatch?: string,
+) {
   const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? '')));
+  return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
 }
 
-export async function deleteFolder(db: Db, caller: Principal, id: string) {
-  await folder.remove(db, caller, id);
+export async function deleteFolder(db: Db, caller: Principal, id: string, ifMatch?: string) {
+  await folder.remove(db, caller, id, ifMatch);
 }
 
 /** The organisation's folder with this name, created (within the plan's limit, and logged) when missing. */

@@ -17,12 +17,12 @@ export const locationsRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await service.getLocation(db, principalOf(req), params.id),
     }),
-    updateLocation: async ({ req, params, body }) => ({
+    updateLocation: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateLocation(db, principalOf(req), params.id, body),
+      body: await service.updateLocation(db, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteLocation: async ({ req, params }) => {
-      await service.deleteLocation(db, principalOf(req), params.id);
+    deleteLocation: async ({ req, params, headers }) => {
+      await service.deleteLocation(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
   });

@@ -8,13 +8,20 @@ import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './locations.repo';
 
-const location = plainCrud({ repo, limit: 'locations', type: 'location', name: 'Location', fields: locationFields });
-
 const toDto = (row: repo.LocationRow): z.infer<typeof Location> => ({
   id: row.id,
   name: row.name,
   address: row.address,
   created_at: row.createdAt.toISOString(),
+});
+
+const location = plainCrud({
+  repo,
+  limit: 'locations',
+  type: 'location',
+  name: 'Location',
+  fields: locationFields,
+  represent: toDto,
 });
 
 const duplicateName = (name: string) => `A location named "${name}" already exists`;
@@ -33,13 +40,19 @@ export async function createLocation(db: Db, caller: Principal, input: z.infer<t
   return location.create(db, caller, values, duplicateName(input.name), toDto);
 }
 
-export async function updateLocation(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateLocationBody>) {
+export async function updateLocation(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateLocationBody>,
+  ifMatch?: string,
+) {
   const values = given({ name: input.name, address: input.address });
-  return toDto(await location.update(db, caller, id, values, duplicateName(input.name ?? '')));
+  return toDto(await location.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
 }
 
-export async function deleteLocation(db: Db, caller: Principal, id: string) {
-  await location.remove(db, caller, id);
+export async function deleteLocation(db: Db, caller: Principal, id: string, ifMatch?: string) {
+  await location.remove(db, caller, id, ifMatch);
 }
 
 /** The organisation's location with this name, created (within the plan's limit, and logged) when missing. */

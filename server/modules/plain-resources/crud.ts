@@ -10,6 +10,7 @@ import type { OrgRows } from '../../db/org-rows';
 import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
+import { assertVersion } from '../../versions';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
@@ -27,11 +28,13 @@ export interface PlainResource<Row extends { id: string }, Values> {
   name: string;
   /** The fields its activity entries record. */
   fields: (row: Row) => Record<string, unknown>;
+  /** Its representation, as its GET answers it: what an `If-Match` is compared with (server/versions.ts). */
+  represent: (row: Row) => unknown;
 }
 
 /** The transactions of one plain resource, with its `name` for the module's own "… not found". */
 export function plainCrud<Row extends { id: string }, Values>(resource: PlainResource<Row, Values>) {
-  const { repo, limit, type, name, fields } = resource;
+  const { repo, limit, type, name, fields, represent } = resource;
   /**
    * Adds a row within the plan's limit and logs it, in the caller's transaction; with `duplicate`, a
    * unique violation is a 400 with that message (ensureVlan and ensureVrf add without one).
@@ -61,6 +64,12 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
   };
   /** Checks run in the transaction of a create or update before it writes (rows the values refer to). */
   type Check = (tx: Db) => Promise<void>;
+  /** The row locked, then its `If-Match` checked against its representation (412 when it moved on). */
+  const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) => {
+    const row = orNotFound(await repo.getForUpdate(tx, orgId, id), name);
+    await assertVersion(ifMatch, () => represent(row), name);
+    return row;
+  };
   return {
     name,
     ensure,
@@ -83,16 +92,25 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
         return answer(await insert(tx, caller, values, duplicate));
       }),
     /** Changes the given columns of the row, locked while it changes, and logs what changed. */
-    update: (db: Db, caller: Principal, id: string, values: Partial<Values>, duplicate: string, check?: Check) =>
+    update: (
+      db: Db,
+      caller: Principal,
+      id: string,
+      values: Partial<Values>,
+      duplicate: string,
+      { check, ifMatch }: { check?: Check; ifMatch?: string } = {},
+    ) =>
       commitTransaction(db, async (tx) => {
         await check?.(tx);
-        const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), name);
+        const before = await lockedAt(tx, caller.orgId, id, ifMatch);
         const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
         await recordUpdate(tx, caller, type, id, fields(before), fields(row));
         return row;
       }),
-    remove: async (db: Db, caller: Principal, id: string) => {
+    /** Deletes the row and logs it; with `If-Match`, the row is locked and checked first. */
+    remove: async (db: Db, caller: Principal, id: string, ifMatch?: string) => {
       await commitTransaction(db, async (tx) => {
+        if (ifMatch !== undefined) await lockedAt(tx, caller.orgId, id, ifMatch);
         const row = orNotFound(await repo.remove(tx, caller.orgId, id), name);
         await recordDelete(tx, caller, type, id, fields(row));
       });

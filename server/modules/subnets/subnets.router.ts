@@ -27,12 +27,20 @@ export const subnetsRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await service.getSubnet(db, principalOf(req), params.id),
     }),
-    updateSubnet: async ({ req, params, body }) => ({
-      status: 200,
-      body: await service.updateSubnet(db, principalOf(req), params.id, body),
-    }),
-    deleteSubnet: async ({ req, params }) => {
-      await service.deleteSubnet(db, principalOf(req), params.id);
+    updateSubnet: async ({ req, res, params, body, headers }) => {
+      const { subnet, version } = await service.updateSubnet(
+        db,
+        principalOf(req),
+        params.id,
+        body,
+        headers['if-match'],
+      );
+      // The answer leaves the children out: its ETag is the full representation's (server/http/json.ts).
+      res.set('ETag', version);
+      return { status: 200, body: subnet };
+    },
+    deleteSubnet: async ({ req, params, headers }) => {
+      await service.deleteSubnet(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
     splitSubnet: async ({ req, params, body }) => ({

@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
 import { type Cidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
+import { assertVersion, versionOf } from '../../versions';
 import { created, deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordUpdate } from '../activity/activity.service';
 import * as folders from '../folders/folders.service';
@@ -115,6 +116,10 @@ export async function getSubnet(db: Db, caller: Principal, id: string) {
   return { ...dto, children };
 }
 
+/** `If-Match` against the subnet's representation, its GET's answer, read in the write's transaction. */
+const assertSubnetVersion = (tx: Db, caller: Principal, id: string, ifMatch: string | undefined) =>
+  assertVersion(ifMatch, () => getSubnet(tx, caller, id), 'subnet');
+
 /** The fields of a subnet as POST /subnets and the import check them; references are given as ids. */
 type SubnetFields = Omit<z.infer<typeof CreateSubnetBody>, 'folder_id' | 'vlan_id' | 'vrf_id' | 'location_id'>;
 type SubnetRefs = { folderId: string | null; vlanId: string | null; vrfId: string | null; locationId: string | null };
@@ -193,7 +198,17 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   }
 }
 
-export async function updateSubnet(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateSubnetBody>) {
+/**
+ * The subnet as changed, and its version: the ETag of its representation (with its children, which the answer
+ * leaves out), as its GET would answer it.
+ */
+export async function updateSubnet(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateSubnetBody>,
+  ifMatch?: string,
+) {
   const orgId = caller.orgId;
   const current = orNotFound(await repo.get(db, orgId, id), 'Subnet');
   const cidr = parseCidr(current.network)!.cidr;
@@ -219,6 +234,7 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
     // Spaces are locked before rows (as deletes and splits do), so the old values are read under both.
     if (vrfId !== current.vrfId) await lockSubnet(tx, orgId, id, current.vrfId, [spaceOf(vrfId)]);
     const before = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Subnet');
+    await assertSubnetVersion(tx, caller, id, ifMatch);
     if (vrfId !== current.vrfId && before.vrfId !== vrfId) {
       await uniqueOr(
         () => moveToSpace(tx, orgId, before, vrfId),
@@ -232,13 +248,15 @@ export async function updateSubnet(db: Db, caller: Principal, id: string, input:
         : orNotFound(await repo.get(tx, orgId, id), 'Subnet');
     await recordUpdate(tx, caller, 'subnet', id, subnetFields(before), subnetFields(after));
   });
-  return (await getSubnetWithUsage(db, orgId, id)).dto;
+  const { dto, children } = await getSubnetWithUsage(db, orgId, id);
+  return { subnet: dto, version: versionOf({ ...dto, children }) };
 }
 
-export async function deleteSubnet(db: Db, caller: Principal, id: string) {
+export async function deleteSubnet(db: Db, caller: Principal, id: string, ifMatch?: string) {
   const subnet = orNotFound(await repo.get(db, caller.orgId, id), 'Subnet');
   await commitTransaction(db, async (tx) => {
     await lockSubnet(tx, caller.orgId, id, subnet.vrfId);
+    await assertSubnetVersion(tx, caller, id, ifMatch);
     // One entry per subnet the delete cascades to, with the address records it took along (not one per address).
     const removed = await repo.subtreeWithAddressCounts(tx, caller.orgId, id);
     await repo.remove(tx, caller.orgId, id);

@@ -11,12 +11,12 @@ export const vlansRouter = ({ db }: ServerContext) =>
     listVlans: async ({ req }) => ({ status: 200, body: await service.listVlans(db, principalOf(req)) }),
     createVlan: async ({ req, body }) => ({ status: 201, body: await service.createVlan(db, principalOf(req), body) }),
     getVlan: async ({ req, params }) => ({ status: 200, body: await service.getVlan(db, principalOf(req), params.id) }),
-    updateVlan: async ({ req, params, body }) => ({
+    updateVlan: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateVlan(db, principalOf(req), params.id, body),
+      body: await service.updateVlan(db, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteVlan: async ({ req, params }) => {
-      await service.deleteVlan(db, principalOf(req), params.id);
+    deleteVlan: async ({ req, params, headers }) => {
+      await service.deleteVlan(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
   });

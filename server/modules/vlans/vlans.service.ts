@@ -10,8 +10,6 @@ import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './vlans.repo';
 
-const vlan = plainCrud({ repo, limit: 'vlans', type: 'vlan', name: 'VLAN', fields: vlanFields });
-
 const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
   id: row.id,
   vlan_number: row.vlanNumber,
@@ -20,6 +18,8 @@ const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
   location_id: row.locationId,
   created_at: row.createdAt.toISOString(),
 });
+
+const vlan = plainCrud({ repo, limit: 'vlans', type: 'vlan', name: 'VLAN', fields: vlanFields, represent: toDto });
 
 const duplicateNumber = (n: number | undefined) => `VLAN ${n} already exists in this organisation`;
 
@@ -53,7 +53,13 @@ export async function createVlan(db: Db, caller: Principal, input: z.infer<typeo
   return vlan.create(db, caller, values, duplicateNumber(input.vlan_number), toDto, check);
 }
 
-export async function updateVlan(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVlanBody>) {
+export async function updateVlan(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateVlanBody>,
+  ifMatch?: string,
+) {
   orNotFound(await repo.get(db, caller.orgId, id), vlan.name);
   const values = given({
     vlanNumber: input.vlan_number,
@@ -62,11 +68,11 @@ export async function updateVlan(db: Db, caller: Principal, id: string, input: z
     locationId: input.location_id,
   });
   const check = assertLocation(caller.orgId, input.location_id);
-  return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number), check));
+  return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number), { check, ifMatch }));
 }
 
-export async function deleteVlan(db: Db, caller: Principal, id: string) {
-  await vlan.remove(db, caller, id);
+export async function deleteVlan(db: Db, caller: Principal, id: string, ifMatch?: string) {
+  await vlan.remove(db, caller, id, ifMatch);
 }
 
 /** The organisation's VLAN with this number, created (within the plan's VLAN limit, and logged) when missing. */

@@ -11,12 +11,12 @@ export const vrfsRouter = ({ db }: ServerContext) =>
     listVrfs: async ({ req }) => ({ status: 200, body: await service.listVrfs(db, principalOf(req)) }),
     createVrf: async ({ req, body }) => ({ status: 201, body: await service.createVrf(db, principalOf(req), body) }),
     getVrf: async ({ req, params }) => ({ status: 200, body: await service.getVrf(db, principalOf(req), params.id) }),
-    updateVrf: async ({ req, params, body }) => ({
+    updateVrf: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateVrf(db, principalOf(req), params.id, body),
+      body: await service.updateVrf(db, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteVrf: async ({ req, params }) => {
-      await service.deleteVrf(db, principalOf(req), params.id);
+    deleteVrf: async ({ req, params, headers }) => {
+      await service.deleteVrf(db, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
   });

@@ -9,8 +9,6 @@ import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
 import * as repo from './vrfs.repo';
 
-const vrf = plainCrud({ repo, limit: 'vrfs', type: 'vrf', name: 'VRF', fields: vrfFields });
-
 const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({
   id: row.id,
   name: row.name,
@@ -18,6 +16,8 @@ const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({
   description: row.description,
   created_at: row.createdAt.toISOString(),
 });
+
+const vrf = plainCrud({ repo, limit: 'vrfs', type: 'vrf', name: 'VRF', fields: vrfFields, represent: toDto });
 
 const duplicateName = (name: string) => `A VRF named "${name}" already exists`;
 
@@ -35,18 +35,24 @@ export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof
   return vrf.create(db, caller, values, duplicateName(input.name), toDto);
 }
 
-export async function updateVrf(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateVrfBody>) {
+export async function updateVrf(
+  db: Db,
+  caller: Principal,
+  id: string,
+  input: z.infer<typeof UpdateVrfBody>,
+  ifMatch?: string,
+) {
   const values = given({ name: input.name, rd: input.rd, description: input.description });
-  return toDto(await vrf.update(db, caller, id, values, duplicateName(input.name ?? '')));
+  return toDto(await vrf.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
 }
 
 /** A VRF that subnets still use is refused: deleting it would silently merge their space into another. */
-export async function deleteVrf(db: Db, caller: Principal, id: string) {
+export async function deleteVrf(db: Db, caller: Principal, id: string, ifMatch?: string) {
   const row = orNotFound(await repo.get(db, caller.orgId, id), vrf.name);
   const used = await repo.countSubnets(db, caller.orgId, id);
   if (used > 0) throw inUse(`VRF "${row.name}" is used by ${used} subnet(s); move or delete them first`);
   try {
-    await vrf.remove(db, caller, id);
+    await vrf.remove(db, caller, id, ifMatch);
   } catch (error) {
     if (isForeignKeyViolation(error)) throw inUse(`VRF "${row.name}" is used by subnets; move or delete them first`);
     throw error;

@@ -17,12 +17,12 @@ export const webhooksRouter = (context: ServerContext) =>
       status: 200,
       body: await service.getWebhook(context, principalOf(req), params.id),
     }),
-    updateWebhook: async ({ req, params, body }) => ({
+    updateWebhook: async ({ req, params, body, headers }) => ({
       status: 200,
-      body: await service.updateWebhook(context, principalOf(req), params.id, body),
+      body: await service.updateWebhook(context, principalOf(req), params.id, body, headers['if-match']),
     }),
-    deleteWebhook: async ({ req, params }) => {
-      await service.deleteWebhook(context, principalOf(req), params.id);
+    deleteWebhook: async ({ req, params, headers }) => {
+      await service.deleteWebhook(context, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
     listWebhookDeliveries: async ({ req, params, query }) => ({

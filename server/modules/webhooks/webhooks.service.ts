@@ -16,9 +16,11 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
+import type { Db } from '../../db/connection';
 import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
+import { assertVersion } from '../../versions';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { given, orNotFound } from '../shared/results';
@@ -65,6 +67,13 @@ export async function listWebhooks(context: ServerContext, caller: Principal) {
   return (await repo.list(context.db, caller.orgId)).map(toDto);
 }
 
+/** The subscription locked, then its `If-Match` checked against its representation (412 when it moved on). */
+async function lockedAt(tx: Db, orgId: string, id: string, ifMatch: string | undefined) {
+  const row = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Webhook');
+  await assertVersion(ifMatch, () => toDto(row), 'webhook');
+  return row;
+}
+
 export async function getWebhook(context: ServerContext, caller: Principal, id: string) {
   return toDto(orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook'));
 }
@@ -95,12 +104,13 @@ export async function updateWebhook(
   caller: Principal,
   id: string,
   input: z.infer<typeof UpdateWebhookBody>,
+  ifMatch?: string,
 ) {
   // Another organisation's id is a 404 before the URL is looked at (no resolution on its behalf).
   orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook');
   if (input.url !== undefined) await assertAllowedUrl(input.url, 'url', outboundPolicy(context));
   return commitTransaction(context.db, async (tx) => {
-    const before = orNotFound(await repo.getForUpdate(tx, caller.orgId, id), 'Webhook');
+    const before = await lockedAt(tx, caller.orgId, id, ifMatch);
     const values: Partial<repo.WebhookValues> = given({
       url: input.url,
       description: input.description,
@@ -115,8 +125,9 @@ export async function updateWebhook(
   });
 }
 
-export async function deleteWebhook(context: ServerContext, caller: Principal, id: string) {
+export async function deleteWebhook(context: ServerContext, caller: Principal, id: string, ifMatch?: string) {
   await commitTransaction(context.db, async (tx) => {
+    if (ifMatch !== undefined) await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = orNotFound(await repo.remove(tx, caller.orgId, id), 'Webhook');
     await recordDelete(tx, caller, 'webhook', id, activityFields(row));
   });

@@ -68,6 +68,7 @@ export interface MessageResponse {
  * - `method_not_allowed` — 405: the path does not take this method; the Allow header lists those it takes
  * - `exhausted` — 409: too few free addresses or blocks for the allocation
  * - `idempotency_in_flight` — 409: a request with the same Idempotency-Key is still running; retry after Retry-After
+ * - `precondition_failed` — 412: the resource changed since the version in If-Match; the answer’s ETag is its current version
  * - `payload_too_large` — 413: the request body is over the size limit
  * - `unsupported_media_type` — 415: the request body is not JSON
  * - `idempotency_mismatch` — 422: the Idempotency-Key was used before with another request (method, path or body)
@@ -113,6 +114,8 @@ export const ErrorCode = {
   exhausted: 'exhausted',
   /** 409: a request with the same Idempotency-Key is still running; retry after Retry-After */
   idempotency_in_flight: 'idempotency_in_flight',
+  /** 412: the resource changed since the version in If-Match; the answer’s ETag is its current version */
+  precondition_failed: 'precondition_failed',
   /** 413: the request body is over the size limit */
   payload_too_large: 'payload_too_large',
   /** 415: the request body is not JSON */

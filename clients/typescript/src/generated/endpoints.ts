@@ -710,6 +710,11 @@ export type getFolderResponse200 = {
   status: 200;
 };
 
+export type getFolderResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getFolderResponse400 = {
   data: ApiError;
   status: 400;
@@ -739,6 +744,7 @@ export type getFolderResponseSuccess = getFolderResponse200 & {
   headers: Headers;
 };
 export type getFolderResponseError = (
+  | getFolderResponse304
   | getFolderResponse400
   | getFolderResponse401
   | getFolderResponse403
@@ -790,6 +796,11 @@ export type updateFolderResponse404 = {
   status: 404;
 };
 
+export type updateFolderResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateFolderResponse413 = {
   data: ApiError;
   status: 413;
@@ -813,6 +824,7 @@ export type updateFolderResponseError = (
   | updateFolderResponse401
   | updateFolderResponse403
   | updateFolderResponse404
+  | updateFolderResponse412
   | updateFolderResponse413
   | updateFolderResponse415
   | updateFolderResponse429
@@ -882,6 +894,11 @@ export type deleteFolderResponse404 = {
   status: 404;
 };
 
+export type deleteFolderResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteFolderResponse429 = {
   data: ApiError;
   status: 429;
@@ -895,6 +912,7 @@ export type deleteFolderResponseError = (
   | deleteFolderResponse401
   | deleteFolderResponse403
   | deleteFolderResponse404
+  | deleteFolderResponse412
   | deleteFolderResponse429
 ) & {
   headers: Headers;
@@ -1145,6 +1163,11 @@ export type getSubnetResponse200 = {
   status: 200;
 };
 
+export type getSubnetResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getSubnetResponse400 = {
   data: ApiError;
   status: 400;
@@ -1174,6 +1197,7 @@ export type getSubnetResponseSuccess = getSubnetResponse200 & {
   headers: Headers;
 };
 export type getSubnetResponseError = (
+  | getSubnetResponse304
   | getSubnetResponse400
   | getSubnetResponse401
   | getSubnetResponse403
@@ -1230,6 +1254,11 @@ export type updateSubnetResponse404 = {
   status: 404;
 };
 
+export type updateSubnetResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateSubnetResponse413 = {
   data: ApiError;
   status: 413;
@@ -1254,6 +1283,7 @@ export type updateSubnetResponseError = (
   | updateSubnetResponse402
   | updateSubnetResponse403
   | updateSubnetResponse404
+  | updateSubnetResponse412
   | updateSubnetResponse413
   | updateSubnetResponse415
   | updateSubnetResponse429
@@ -1323,6 +1353,11 @@ export type deleteSubnetResponse404 = {
   status: 404;
 };
 
+export type deleteSubnetResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteSubnetResponse429 = {
   data: ApiError;
   status: 429;
@@ -1336,6 +1371,7 @@ export type deleteSubnetResponseError = (
   | deleteSubnetResponse401
   | deleteSubnetResponse403
   | deleteSubnetResponse404
+  | deleteSubnetResponse412
   | deleteSubnetResponse429
 ) & {
   headers: Headers;
@@ -2388,6 +2424,11 @@ export type getAddressResponse200 = {
   status: 200;
 };
 
+export type getAddressResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getAddressResponse400 = {
   data: ApiError;
   status: 400;
@@ -2417,6 +2458,7 @@ export type getAddressResponseSuccess = getAddressResponse200 & {
   headers: Headers;
 };
 export type getAddressResponseError = (
+  | getAddressResponse304
   | getAddressResponse400
   | getAddressResponse401
   | getAddressResponse403
@@ -2471,6 +2513,11 @@ export type updateAddressResponse404 = {
   status: 404;
 };
 
+export type updateAddressResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateAddressResponse413 = {
   data: ApiError;
   status: 413;
@@ -2494,6 +2541,7 @@ export type updateAddressResponseError = (
   | updateAddressResponse401
   | updateAddressResponse403
   | updateAddressResponse404
+  | updateAddressResponse412
   | updateAddressResponse413
   | updateAddressResponse415
   | updateAddressResponse429
@@ -2563,6 +2611,11 @@ export type deleteAddressResponse404 = {
   status: 404;
 };
 
+export type deleteAddressResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteAddressResponse429 = {
   data: ApiError;
   status: 429;
@@ -2576,6 +2629,7 @@ export type deleteAddressResponseError = (
   | deleteAddressResponse401
   | deleteAddressResponse403
   | deleteAddressResponse404
+  | deleteAddressResponse412
   | deleteAddressResponse429
 ) & {
   headers: Headers;
@@ -2753,6 +2807,11 @@ export type getVlanResponse200 = {
   status: 200;
 };
 
+export type getVlanResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getVlanResponse400 = {
   data: ApiError;
   status: 400;
@@ -2782,6 +2841,7 @@ export type getVlanResponseSuccess = getVlanResponse200 & {
   headers: Headers;
 };
 export type getVlanResponseError = (
+  | getVlanResponse304
   | getVlanResponse400
   | getVlanResponse401
   | getVlanResponse403
@@ -2833,6 +2893,11 @@ export type updateVlanResponse404 = {
   status: 404;
 };
 
+export type updateVlanResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateVlanResponse413 = {
   data: ApiError;
   status: 413;
@@ -2856,6 +2921,7 @@ export type updateVlanResponseError = (
   | updateVlanResponse401
   | updateVlanResponse403
   | updateVlanResponse404
+  | updateVlanResponse412
   | updateVlanResponse413
   | updateVlanResponse415
   | updateVlanResponse429
@@ -2925,6 +2991,11 @@ export type deleteVlanResponse404 = {
   status: 404;
 };
 
+export type deleteVlanResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteVlanResponse429 = {
   data: ApiError;
   status: 429;
@@ -2938,6 +3009,7 @@ export type deleteVlanResponseError = (
   | deleteVlanResponse401
   | deleteVlanResponse403
   | deleteVlanResponse404
+  | deleteVlanResponse412
   | deleteVlanResponse429
 ) & {
   headers: Headers;
@@ -3115,6 +3187,11 @@ export type getVrfResponse200 = {
   status: 200;
 };
 
+export type getVrfResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getVrfResponse400 = {
   data: ApiError;
   status: 400;
@@ -3144,6 +3221,7 @@ export type getVrfResponseSuccess = getVrfResponse200 & {
   headers: Headers;
 };
 export type getVrfResponseError = (
+  | getVrfResponse304
   | getVrfResponse400
   | getVrfResponse401
   | getVrfResponse403
@@ -3195,6 +3273,11 @@ export type updateVrfResponse404 = {
   status: 404;
 };
 
+export type updateVrfResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateVrfResponse413 = {
   data: ApiError;
   status: 413;
@@ -3218,6 +3301,7 @@ export type updateVrfResponseError = (
   | updateVrfResponse401
   | updateVrfResponse403
   | updateVrfResponse404
+  | updateVrfResponse412
   | updateVrfResponse413
   | updateVrfResponse415
   | updateVrfResponse429
@@ -3287,6 +3371,11 @@ export type deleteVrfResponse404 = {
   status: 404;
 };
 
+export type deleteVrfResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteVrfResponse429 = {
   data: ApiError;
   status: 429;
@@ -3300,6 +3389,7 @@ export type deleteVrfResponseError = (
   | deleteVrfResponse401
   | deleteVrfResponse403
   | deleteVrfResponse404
+  | deleteVrfResponse412
   | deleteVrfResponse429
 ) & {
   headers: Headers;
@@ -3478,6 +3568,11 @@ export type getLocationResponse200 = {
   status: 200;
 };
 
+export type getLocationResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getLocationResponse400 = {
   data: ApiError;
   status: 400;
@@ -3507,6 +3602,7 @@ export type getLocationResponseSuccess = getLocationResponse200 & {
   headers: Headers;
 };
 export type getLocationResponseError = (
+  | getLocationResponse304
   | getLocationResponse400
   | getLocationResponse401
   | getLocationResponse403
@@ -3561,6 +3657,11 @@ export type updateLocationResponse404 = {
   status: 404;
 };
 
+export type updateLocationResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateLocationResponse413 = {
   data: ApiError;
   status: 413;
@@ -3584,6 +3685,7 @@ export type updateLocationResponseError = (
   | updateLocationResponse401
   | updateLocationResponse403
   | updateLocationResponse404
+  | updateLocationResponse412
   | updateLocationResponse413
   | updateLocationResponse415
   | updateLocationResponse429
@@ -3653,6 +3755,11 @@ export type deleteLocationResponse404 = {
   status: 404;
 };
 
+export type deleteLocationResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteLocationResponse429 = {
   data: ApiError;
   status: 429;
@@ -3666,6 +3773,7 @@ export type deleteLocationResponseError = (
   | deleteLocationResponse401
   | deleteLocationResponse403
   | deleteLocationResponse404
+  | deleteLocationResponse412
   | deleteLocationResponse429
 ) & {
   headers: Headers;
@@ -3847,6 +3955,11 @@ export type getWebhookResponse200 = {
   status: 200;
 };
 
+export type getWebhookResponse304 = {
+  data: void;
+  status: 304;
+};
+
 export type getWebhookResponse400 = {
   data: ApiError;
   status: 400;
@@ -3876,6 +3989,7 @@ export type getWebhookResponseSuccess = getWebhookResponse200 & {
   headers: Headers;
 };
 export type getWebhookResponseError = (
+  | getWebhookResponse304
   | getWebhookResponse400
   | getWebhookResponse401
   | getWebhookResponse403
@@ -3930,6 +4044,11 @@ export type updateWebhookResponse404 = {
   status: 404;
 };
 
+export type updateWebhookResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type updateWebhookResponse413 = {
   data: ApiError;
   status: 413;
@@ -3953,6 +4072,7 @@ export type updateWebhookResponseError = (
   | updateWebhookResponse401
   | updateWebhookResponse403
   | updateWebhookResponse404
+  | updateWebhookResponse412
   | updateWebhookResponse413
   | updateWebhookResponse415
   | updateWebhookResponse429
@@ -4022,6 +4142,11 @@ export type deleteWebhookResponse404 = {
   status: 404;
 };
 
+export type deleteWebhookResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
 export type deleteWebhookResponse429 = {
   data: ApiError;
   status: 429;
@@ -4035,6 +4160,7 @@ export type deleteWebhookResponseError = (
   | deleteWebhookResponse401
   | deleteWebhookResponse403
   | deleteWebhookResponse404
+  | deleteWebhookResponse412
   | deleteWebhookResponse429
 ) & {
   headers: Headers;

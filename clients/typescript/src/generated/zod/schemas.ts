@@ -229,6 +229,18 @@ export const GetFolderParams = zod
   })
   .strict();
 
+export const getFolderHeaderIfNoneMatchMax = 4096;
+
+export const GetFolderHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getFolderHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const GetFolderResponse = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
@@ -248,6 +260,18 @@ export const UpdateFolderParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateFolderHeaderIfMatchMax = 4096;
+
+export const UpdateFolderHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateFolderHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateFolderBodyNameMax = 200;
 
@@ -295,6 +319,18 @@ export const DeleteFolderParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteFolderHeaderIfMatchMax = 4096;
+
+export const DeleteFolderHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteFolderHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteFolderResponse = zod.void();
 
@@ -648,6 +684,18 @@ export const GetSubnetParams = zod
   })
   .strict();
 
+export const getSubnetHeaderIfNoneMatchMax = 4096;
+
+export const GetSubnetHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getSubnetHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const getSubnetResponseUtilizationMin = 0;
 export const getSubnetResponseUtilizationMax = 1;
 
@@ -740,6 +788,18 @@ export const UpdateSubnetParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateSubnetHeaderIfMatchMax = 4096;
+
+export const UpdateSubnetHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateSubnetHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateSubnetBodyNameMax = 200;
 
@@ -872,6 +932,18 @@ export const DeleteSubnetParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteSubnetHeaderIfMatchMax = 4096;
+
+export const DeleteSubnetHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteSubnetHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteSubnetResponse = zod.void();
 
@@ -1600,6 +1672,18 @@ export const GetAddressParams = zod
   })
   .strict();
 
+export const getAddressHeaderIfNoneMatchMax = 4096;
+
+export const GetAddressHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getAddressHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const GetAddressResponse = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the address record (UUID)'),
@@ -1638,6 +1722,18 @@ export const UpdateAddressParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateAddressHeaderIfMatchMax = 4096;
+
+export const UpdateAddressHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateAddressHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateAddressBodyHostnameMax = 253;
 
@@ -1716,6 +1812,18 @@ export const DeleteAddressParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteAddressHeaderIfMatchMax = 4096;
+
+export const DeleteAddressHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteAddressHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteAddressResponse = zod.void();
 
@@ -1816,6 +1924,18 @@ export const GetVlanParams = zod
   })
   .strict();
 
+export const getVlanHeaderIfNoneMatchMax = 4096;
+
+export const GetVlanHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getVlanHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const getVlanResponseVlanNumberMax = 4094;
 
 export const GetVlanResponse = zod
@@ -1843,6 +1963,18 @@ export const UpdateVlanParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateVlanHeaderIfMatchMax = 4096;
+
+export const UpdateVlanHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateVlanHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateVlanBodyVlanNumberMax = 4094;
 
@@ -1897,6 +2029,18 @@ export const DeleteVlanParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteVlanHeaderIfMatchMax = 4096;
+
+export const DeleteVlanHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteVlanHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteVlanResponse = zod.void();
 
@@ -1971,6 +2115,18 @@ export const GetVrfParams = zod
   })
   .strict();
 
+export const getVrfHeaderIfNoneMatchMax = 4096;
+
+export const GetVrfHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getVrfHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const GetVrfResponse = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
@@ -1990,6 +2146,18 @@ export const UpdateVrfParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateVrfHeaderIfMatchMax = 4096;
+
+export const UpdateVrfHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateVrfHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateVrfBodyNameMax = 100;
 
@@ -2025,6 +2193,18 @@ export const DeleteVrfParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteVrfHeaderIfMatchMax = 4096;
+
+export const DeleteVrfHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteVrfHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteVrfResponse = zod.void();
 
@@ -2095,6 +2275,18 @@ export const GetLocationParams = zod
   })
   .strict();
 
+export const getLocationHeaderIfNoneMatchMax = 4096;
+
+export const GetLocationHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getLocationHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const GetLocationResponse = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the location (UUID)'),
@@ -2113,6 +2305,18 @@ export const UpdateLocationParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateLocationHeaderIfMatchMax = 4096;
+
+export const UpdateLocationHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateLocationHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateLocationBodyNameMax = 200;
 
@@ -2153,6 +2357,18 @@ export const DeleteLocationParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteLocationHeaderIfMatchMax = 4096;
+
+export const DeleteLocationHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteLocationHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteLocationResponse = zod.void();
 
@@ -2335,6 +2551,18 @@ export const GetWebhookParams = zod
   })
   .strict();
 
+export const getWebhookHeaderIfNoneMatchMax = 4096;
+
+export const GetWebhookHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getWebhookHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
 export const getWebhookResponseFailureCountMin = 0;
 
 export const GetWebhookResponse = zod
@@ -2389,6 +2617,18 @@ export const UpdateWebhookParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const updateWebhookHeaderIfMatchMax = 4096;
+
+export const UpdateWebhookHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateWebhookHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const updateWebhookBodyUrlMax = 2048;
 
@@ -2502,6 +2742,18 @@ export const DeleteWebhookParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const deleteWebhookHeaderIfMatchMax = 4096;
+
+export const DeleteWebhookHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteWebhookHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
 
 export const DeleteWebhookResponse = zod.void();
 
