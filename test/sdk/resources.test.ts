@@ -16,6 +16,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
   PlanLimitError,
+  PreconditionFailedError,
   RateLimitError,
   RESOURCES,
   type Subnet,
@@ -91,6 +92,24 @@ describe('resource methods resolve to the success body', () => {
     });
     expect(await client.folders.delete(folder.id)).toBeUndefined();
     await rejection(client.folders.get(folder.id), NotFoundError);
+  });
+
+  it('passes versions through: etag of a get, ifMatch on update and delete, ifNoneMatch on get', async () => {
+    const { client } = await newClient();
+    const subnet = subnetOf(await client.subnets.create({ network: '10.60.0.0/24' }));
+    const read = await client.subnets.get(subnet.id);
+    const version = read.lastResponse.etag ?? expect.unreachable('the ETag of a GET');
+    expect(await client.subnets.get(subnet.id, { ifNoneMatch: version })).toBeUndefined();
+    const updated = await client.subnets.update(subnet.id, { name: 'edge' }, { ifMatch: version });
+    const current = updated.lastResponse.etag ?? expect.unreachable('the ETag of a PATCH');
+    expect(updated.name).toBe('edge');
+    const error = await rejection(
+      client.subnets.update(subnet.id, { name: 'lost update' }, { ifMatch: version }),
+      PreconditionFailedError,
+    );
+    expect([error.status, error.code, error.headers.get('etag')]).toEqual([412, 'precondition_failed', current]);
+    await rejection(client.subnets.delete(subnet.id, { ifMatch: version }), PreconditionFailedError);
+    expect(await client.subnets.delete(subnet.id, { ifMatch: current })).toBeUndefined();
   });
 
   it('plans a network: free blocks, split, nesting, first free address, usage', async () => {

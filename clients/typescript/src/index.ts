@@ -51,6 +51,7 @@ export {
   PayloadTooLargeError,
   PermissionDeniedError,
   PlanLimitError,
+  PreconditionFailedError,
   RateLimitError,
   type RateLimitInfo,
   rateLimitOf,
