@@ -3,7 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
 import { access, heavy } from './common/meta';
-import { FreeForm, Offset, queryInt, streamedText, Timestamp, Uuid } from './common/schemas';
+import { FreeForm, Offset, PageCursor, queryInt, streamedText, Timestamp, Uuid } from './common/schemas';
 
 const c = initContract();
 const meta = access('Activity');
@@ -29,6 +29,7 @@ export const ListActivityQuery = z
   .object({
     limit: queryInt(1, 500, 50).describe('Entries per page, 1 to 500 (default 50)'),
     offset: Offset,
+    cursor: PageCursor,
     ...filterFields,
   })
   .strict();
@@ -134,10 +135,11 @@ export const activityContract = c.router({
     summary: 'List activity',
     description:
       'The organisation’s audit log, newest first, filtered by action, resource type, user and time range ' +
-      '(`since` and `until` inclusive), paginated by `limit` and `offset`. `total` counts every matching entry ' +
+      '(`since` and `until` inclusive), paginated by `limit` and `offset`, or by cursor (`Next-Cursor` on every page ' +
+      'but the last, `?cursor=` for the page after it). `total` counts every matching entry ' +
       'and `users` maps the user ids of the page to their emails. Entries older than the plan’s retention ' +
       '(7, 30 or 90 days) are not kept.',
-    metadata: meta.read,
+    metadata: { ...meta.read, cursorPages: true },
     query: ListActivityQuery,
     responses: { 200: ActivityList, ...errors(400, 401, 403, 429) },
   },

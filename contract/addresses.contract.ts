@@ -4,7 +4,17 @@ import { z } from 'zod';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
-import { CustomFields, describedUuid, IdParams, Offset, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import {
+  CustomFields,
+  describedUuid,
+  IdParams,
+  Offset,
+  PageCursor,
+  queryInt,
+  Timestamp,
+  text,
+  Uuid,
+} from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
@@ -226,6 +236,7 @@ export const ListAddressesQuery = z
   .object({
     limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
     offset: Offset,
+    cursor: PageCursor,
   })
   .strict();
 
@@ -236,8 +247,9 @@ export const addressesContract = c.router({
     summary: 'List the addresses of a subnet',
     description:
       'Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before ' +
-      '2001:db8::10). Paginated with limit and offset; the total is in the `X-Total-Count` header.',
-    metadata: { ...meta.read, totalCountHeader: true },
+      '2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` ' +
+      '(and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.',
+    metadata: { ...meta.read, totalCountHeader: true, cursorPages: true },
     pathParams: IdParams,
     query: ListAddressesQuery,
     responses: { 200: z.array(Address), ...errors(400, 401, 403, 404, 429) },

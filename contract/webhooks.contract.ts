@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
-import { describedUuid, IdParams, Offset, queryInt, Timestamp, text } from './common/schemas';
+import { describedUuid, IdParams, Offset, PageCursor, queryInt, Timestamp, text } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
 
 const c = initContract();
@@ -178,6 +178,7 @@ export const WebhookDeliveriesQuery = z
   .object({
     limit: queryInt(1, 100, 50).describe('Most deliveries to return, 1 to 100 (default 50)'),
     offset: Offset,
+    cursor: PageCursor,
   })
   .strict();
 
@@ -259,8 +260,10 @@ export const webhooksContract = c.router({
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     summary: 'List webhook deliveries',
-    description: 'Delivery attempts of the last 7 days, newest first.',
-    metadata: meta.adminRead,
+    description:
+      'Delivery attempts of the last 7 days, newest first; by limit and offset, or by cursor (`Next-Cursor` on ' +
+      'every page but the last, `?cursor=` for the page after it).',
+    metadata: { ...meta.adminRead, cursorPages: true },
     pathParams: IdParams,
     query: WebhookDeliveriesQuery,
     responses: { 200: z.array(WebhookDelivery), ...errors(400, 401, 403, 404, 429) },

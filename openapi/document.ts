@@ -92,6 +92,10 @@ function mapOperation(
       headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
     }
     if (code === 409 && meta.idempotent) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (code === 200 && meta.cursorPages) {
+      headers['Next-Cursor'] = { $ref: '#/components/headers/Next-Cursor' };
+      headers.Link = { $ref: '#/components/headers/Link' };
+    }
     if (meta.versioned && (code === 200 || code === 304 || code === 412))
       headers.ETag = { $ref: '#/components/headers/ETag' };
     if (Object.keys(headers).length > 0) response.headers = headers;
@@ -135,6 +139,14 @@ export function buildOpenApiDocument(router: AppRouter = contract): Json {
           'X-RateLimit-Reset': intHeader('Unix time (seconds) when the window resets'),
           'Retry-After': intHeader('Seconds to wait before retrying'),
           'X-Total-Count': intHeader('Total number of items, regardless of limit and offset'),
+          'Next-Cursor': {
+            description: 'The cursor of the next page (send it as `cursor`); absent on the last page',
+            schema: { type: 'string' },
+          },
+          Link: {
+            description: 'The next page: `<path?…&cursor=…>; rel="next"` (RFC 8288); absent on the last page',
+            schema: { type: 'string' },
+          },
           ETag: {
             description:
               'The version of the resource: a strong entity tag of its representation (the JSON its GET answers), ' +

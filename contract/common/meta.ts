@@ -15,6 +15,8 @@ export interface RouteMeta {
   scope?: 'read' | 'write';
   /** Responses carry `X-Total-Count`. */
   totalCountHeader?: boolean;
+  /** A list with cursor pages: `?cursor=`, and `Next-Cursor` and `Link` on every page but the last. */
+  cursorPages?: boolean;
   /** Route answers 429 with `Retry-After` for per-IP limits (public routes). */
   ipRateLimited?: boolean;
   /** A POST that accepts `Idempotency-Key` (common/idempotency.ts). */

@@ -80,6 +80,17 @@ export function queryInt(min: number, max: number, defaultValue?: number) {
   return defaultValue === undefined ? base.optional() : base.default(defaultValue);
 }
 
+/** The `cursor` of a list with cursor pages (`RouteMeta.cursorPages`): the `Next-Cursor` of the page before. */
+export const PageCursor = z
+  .string()
+  .min(1)
+  .max(1024)
+  .optional()
+  .describe(
+    'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees ' +
+      'each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
+  );
+
 export const Offset = z.coerce.number().int().min(0).max(1_000_000_000).default(0).describe('Number of items to skip');
 
 /** A text field a user types: trimmed, bounded so no one stores a novel in a description. */

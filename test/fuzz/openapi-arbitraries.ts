@@ -300,6 +300,9 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
     );
   // Fresh keys: a key used before with another request is a 422 (declared, but it stops the request).
   if (name === 'idempotency-key') return fc.constant(FRESH_KEY);
+  // A version no request could know (the resource's ETag): `*` matches any, a made-up tag none.
+  if (name === 'if-match') return fc.constant('*');
+  if (name === 'if-none-match') return fc.constantFrom('"made-up"', 'W/"made-up"');
   if (name === 'ids' && type === 'array')
     return fc.uniqueArray(
       entityOf('addresses', ctx).map((e) => e.id),
@@ -542,7 +545,9 @@ export function validRequest(op: Operation, base: GenContext): fc.Arbitrary<Fuzz
       }) as fc.Arbitrary<Record<string, string>>;
     return fc
       .record({
-        query: params(op.queryParams),
+        // A cursor comes only from a page's Next-Cursor, which a generated request cannot know (invalid ones
+        // are the invalid requests' part).
+        query: params(op.queryParams.filter((p) => p.name !== 'cursor')),
         // Header values are visible ASCII (fetch refuses others; HTTP trims spaces at the ends).
         headers: params(op.headerParams).map((h) =>
           Object.fromEntries(Object.entries(h).map(([k, v]) => [k, v.replace(/[^\x21-\x7e]/g, '-')])),

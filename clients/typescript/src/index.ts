@@ -20,7 +20,13 @@ import type {
   WebhookDelivery,
 } from './generated/endpoints.schemas.js';
 import type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
-import { iterateActivity, iterateAddresses, iterateDeliveries, type PageParams } from './pagination.js';
+import {
+  iterateActivity,
+  iterateAddresses,
+  iterateDeliveries,
+  type PageParams,
+  type PagePosition,
+} from './pagination.js';
 import { type LastResponse, type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
 
 // These take the place of the generated types of the same names (`export *` below): counts may be bigints.
@@ -155,11 +161,11 @@ export function createClient(config: ClientConfig): IpamClient {
     const options = args[optionsIndex] as RequestOptions | undefined;
     return operation(...params, { ...options, ...extra, client: bound });
   };
-  /** A page fetcher for the iterators: the operation with throwing on, offset and limit merged in. */
+  /** A page fetcher for the iterators: the operation with throwing on, the page's position and limit merged in. */
   const page =
     (name: OperationName, before: unknown[], params: object) =>
-    (offset: number, limit: number, options?: RequestOptions): Promise<HttpResponse<any>> =>
-      call(name, [...before, { ...params, offset, limit }, options], { throwOnError: true });
+    (position: PagePosition, limit: number, options?: RequestOptions): Promise<HttpResponse<any>> =>
+      call(name, [...before, { ...params, ...position, limit }, options], { throwOnError: true });
 
   const client: Record<string, unknown> = {};
   for (const name of Object.keys(operations) as OperationName[]) {

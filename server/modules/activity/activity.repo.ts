@@ -110,14 +110,18 @@ function matching(f: ActivityFilter) {
 
 const newestFirst = [desc(activity.createdAt), desc(activity.id)] as const;
 
-export const page = (db: Db, f: ActivityFilter, limit: number, offset: number) =>
+/**
+ * A page of the matching entries, newest first, after `offset` entries or after an entry's position (a
+ * cursor's, keyset: stable while others write), each with its time as PostgreSQL's text for the next cursor.
+ */
+export const page = (db: Db, f: ActivityFilter, limit: number, start: { offset: number } | { after: EntryPosition }) =>
   db
-    .select()
+    .select({ entry: activity, at: sql<string>`${activity.createdAt}::text` })
     .from(activity)
-    .where(matching(f))
+    .where(and(matching(f), 'after' in start ? after(start.after) : undefined))
     .orderBy(...newestFirst)
     .limit(limit)
-    .offset(offset);
+    .offset('offset' in start ? start.offset : 0);
 
 export const countMatching = async (db: Db, f: ActivityFilter) =>
   first(await db.select({ n: count() }).from(activity).where(matching(f)), 'a count of activity entries').n;
@@ -145,27 +149,26 @@ export async function distinctResourceTypes(db: Db, f: ActivityFilter) {
   return rows.map((r) => r.value);
 }
 
-/** Where an export page ends: the last entry's time as PostgreSQL's text (microseconds kept) and its id. */
-export interface ExportCursor {
+/** An entry's place in the newest-first order: its time as PostgreSQL's text (microseconds kept) and its id. */
+export interface EntryPosition {
   at: string;
   id: number;
 }
+
+/** The entries after `position` in the newest-first order. */
+const after = (position: EntryPosition) =>
+  sql`(${activity.createdAt}, ${activity.id}) < (${position.at}::timestamptz, ${position.id})`;
 
 /**
  * A page of the matching entries, newest first, with their author's email (null when the user is gone),
  * after `cursor`: the export reads the log page by page as the client takes the file.
  */
-export const exportPage = (db: Db, f: ActivityFilter, cursor: ExportCursor | null, limit: number) =>
+export const exportPage = (db: Db, f: ActivityFilter, cursor: EntryPosition | null, limit: number) =>
   db
     .select({ entry: activity, userEmail: users.email, at: sql<string>`${activity.createdAt}::text` })
     .from(activity)
     .leftJoin(users, eq(users.id, activity.userId))
-    .where(
-      and(
-        matching(f),
-        cursor ? sql`(${activity.createdAt}, ${activity.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined,
-      ),
-    )
+    .where(and(matching(f), cursor ? after(cursor) : undefined))
     .orderBy(...newestFirst)
     .limit(limit);
 

@@ -11,6 +11,7 @@ import {
   type ExportActivityQuery,
   type ListActivityQuery,
 } from '../../../contract/activity.contract';
+import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { pipeline, type Step } from '../../db/pipeline';
 import { badRequest } from '../../errors';
@@ -149,14 +150,37 @@ const toDto = (row: repo.ActivityRow): z.infer<typeof ActivityEntry> => ({
   created_at: row.createdAt.toISOString(),
 });
 
+const ACTIVITY_LIST = 'the activity log';
+
+/**
+ * A page of the log, by offset or after a cursor (which reads one entry more, to know whether any follow), and
+ * the cursor of the next page (null on the last).
+ */
 export async function listActivity(db: Db, caller: Principal, now: Date, query: z.infer<typeof ListActivityQuery>) {
+  assertOneWay(query.cursor, query.offset);
   const filter = filterOf(caller, now, query);
   const total = await repo.countMatching(db, filter);
-  // An offset at or past the end is an empty page, never sent to the database.
-  const rows = query.offset < total ? await repo.page(db, filter, query.limit, query.offset) : [];
+  let read: Awaited<ReturnType<typeof repo.page>>;
+  let more: boolean;
+  if (query.cursor !== undefined) {
+    const [at, id] = decodeCursor(ACTIVITY_LIST, query.cursor, 2);
+    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || !Number.isSafeInteger(id)) {
+      throw badRequest(`cursor: not a cursor of ${ACTIVITY_LIST}`);
+    }
+    read = await repo.page(db, filter, query.limit + 1, { after: { at, id: id as number } });
+    more = read.length > query.limit;
+    read = read.slice(0, query.limit);
+  } else {
+    // An offset at or past the end is an empty page, never sent to the database.
+    read = query.offset < total ? await repo.page(db, filter, query.limit, { offset: query.offset }) : [];
+    more = query.offset + read.length < total;
+  }
+  const rows = read.map((r) => r.entry);
   const userIds = [...new Set(rows.flatMap((r) => (r.userId ? [r.userId] : [])))];
   const users = Object.fromEntries((await repo.emailsOf(db, userIds)).map((u) => [u.id, u.email]));
-  return { entries: rows.map(toDto), total, users };
+  const last = read.at(-1);
+  const next = more && last ? encodeCursor(ACTIVITY_LIST, [last.at, last.entry.id]) : null;
+  return { list: { entries: rows.map(toDto), total, users }, next };
 }
 
 export async function listActivityFilters(db: Db, caller: Principal, now: Date) {

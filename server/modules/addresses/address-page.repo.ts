@@ -53,20 +53,73 @@ function unpack(page: string | null, expected: number): string[][] | null {
   return fields.every((f) => f.length === ADDRESS_FIELDS.length) ? fields : null;
 }
 
-/** A page in the API's shape and the subnet's total; undefined when the organisation has no such subnet. */
-export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limit: number, offset: number) {
+/**
+ * The page after an address (a cursor's): keyset on the subnet's ip index, so a record that exists throughout an
+ * iteration is on exactly one page. Its rows are counted beside the packed text (the count an offset page
+ * works out from the total).
+ */
+const windowAfter = `FROM (SELECT * FROM addresses WHERE subnet_id = :subnetId AND ip > :after::inet
+  ORDER BY ip LIMIT :limit) a`;
+type PageAfter = { orgId: string; subnetId: string; limit: number; after: string };
+
+const packedPageAfter = prepared<{ total: number; page: string | null; n: number }, PageAfter>(
+  'addresses_page_after_packed',
+  `SELECT ${total}, w.page, w.n FROM subnets s
+   CROSS JOIN LATERAL (SELECT string_agg(concat_ws(E'\\x1f', ${PACKED_FIELDS}), E'\\x1e') AS page, count(*)::int AS n
+     ${windowAfter}) w
+   WHERE s.org_id = :orgId AND s.id = :subnetId`,
+);
+
+const pageRowsAfter = prepared<{ total: number; fields: string[] | null }, PageAfter>(
+  'addresses_page_after_rows',
+  `SELECT ${total}, CASE WHEN a.id IS NOT NULL THEN ARRAY[${PACKED_FIELDS}]::text[] END AS fields
+   FROM subnets s LEFT JOIN LATERAL (SELECT a.* ${windowAfter}) a ON true
+   WHERE s.org_id = :orgId AND s.id = :subnetId
+   ORDER BY a.ip`,
+);
+
+/** Where a page starts: after `offset` records, or after the address `after` (a cursor's). */
+export type PageStart = { offset: number } | { after: string };
+
+/**
+ * A page in the API's shape, the subnet's total and whether records follow the page; undefined when the
+ * organisation has no such subnet. A page after an address reads one record more, to know.
+ */
+export async function pageInSubnet(db: Db, orgId: string, subnetId: string, limit: number, start: PageStart) {
   const subnet = subnetId.toLowerCase(); // as PostgreSQL writes a uuid, whatever case the path had
-  const [packed] = await packedPage(db, { orgId, subnetId, limit, offset });
-  if (!packed) return undefined;
-  const expected = Math.max(0, Math.min(limit, packed.total - offset));
-  let fields = unpack(packed.page, expected);
-  let count = packed.total;
-  if (!fields) {
-    const rows = await pageRows(db, { orgId, subnetId, limit, offset });
-    const [head] = rows;
-    if (!head) return undefined;
-    fields = rows.flatMap((r) => (r.fields ? [r.fields] : []));
-    count = head.total;
-  }
-  return { total: count, page: fields.map((f) => fromPacked(subnet, f)) };
+  const read =
+    'after' in start
+      ? await readPage(
+          async () => {
+            const [packed] = await packedPageAfter(db, { orgId, subnetId, limit: limit + 1, after: start.after });
+            return packed && { ...packed, expected: packed.n };
+          },
+          () => pageRowsAfter(db, { orgId, subnetId, limit: limit + 1, after: start.after }),
+        )
+      : await readPage(
+          async () => {
+            const [packed] = await packedPage(db, { orgId, subnetId, limit, offset: start.offset });
+            return packed && { ...packed, expected: Math.max(0, Math.min(limit, packed.total - start.offset)) };
+          },
+          () => pageRows(db, { orgId, subnetId, limit, offset: start.offset }),
+        );
+  if (!read) return undefined;
+  const more = 'after' in start ? read.fields.length > limit : start.offset + read.fields.length < read.total;
+  const page = read.fields.slice(0, limit).map((f) => fromPacked(subnet, f));
+  return { total: read.total, page, more };
+}
+
+/** The packed page unpacked, else (a value held a separator) the same page as rows. */
+async function readPage(
+  packed: () => Promise<{ total: number; page: string | null; expected: number } | undefined>,
+  rows: () => Promise<{ total: number; fields: string[] | null }[]>,
+) {
+  const first = await packed();
+  if (!first) return undefined;
+  const fields = unpack(first.page, first.expected);
+  if (fields) return { total: first.total, fields };
+  const list = await rows();
+  const [head] = list;
+  if (!head) return undefined;
+  return { total: head.total, fields: list.flatMap((r) => (r.fields ? [r.fields] : [])) };
 }

@@ -2,6 +2,7 @@ import { type AppRouteImplementation, initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { nextPageHeaders } from '../../http/pages';
 import * as service from './addresses.service';
 import * as allocation from './allocation.service';
 
@@ -10,8 +11,9 @@ const s = initServer();
 export const addressesRouter = ({ db }: ServerContext) =>
   s.router(contract.addresses, {
     listSubnetAddresses: async ({ req, res, params, query }) => {
-      const page = await service.listAddresses(db, principalOf(req), params.id, query.limit, query.offset);
+      const page = await service.listAddresses(db, principalOf(req), params.id, query);
       res.setHeader('X-Total-Count', String(page.total));
+      nextPageHeaders(req.originalUrl, res, page.next);
       return { status: 200, body: page.addresses };
     },
     createAddress: async ({ req, params, body }) => ({

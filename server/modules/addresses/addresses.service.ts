@@ -4,9 +4,11 @@ import type {
   BatchCreateAddressesBody,
   BatchUpdateAddressesBody,
   CreateAddressBody,
+  ListAddressesQuery,
   UpdateAddressBody,
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
+import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
@@ -26,7 +28,7 @@ import {
   spaceOf,
 } from '../subnets/spaces';
 import { commitChange, commitTransaction } from '../writes/writes';
-import { pageInSubnet } from './address-page.repo';
+import { type PageStart, pageInSubnet } from './address-page.repo';
 import { toDto } from './address-shape.repo';
 import * as repo from './addresses.repo';
 
@@ -91,13 +93,31 @@ async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: st
   }
 }
 
-export async function listAddresses(db: Db, caller: Principal, subnetId: string, limit: number, offset: number) {
-  // Past 2^63 PostgreSQL would refuse the offset (a 500); any offset past 2^53 is past the end anyway.
-  const page = orNotFound(
-    await pageInSubnet(db, caller.orgId, subnetId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
-    'Subnet',
-  );
-  return { addresses: page.page, total: page.total };
+/** A page of a subnet's addresses, by offset or after a cursor, with the cursor of the next page (null on the last). */
+export async function listAddresses(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  { limit, offset, cursor }: z.infer<typeof ListAddressesQuery>,
+) {
+  assertOneWay(cursor, offset);
+  const list = `the addresses of subnet ${subnetId.toLowerCase()}`;
+  let start: PageStart;
+  if (cursor === undefined) {
+    // Past 2^63 PostgreSQL would refuse the offset (a 500); any offset past 2^53 is past the end anyway.
+    start = { offset: Math.min(offset, Number.MAX_SAFE_INTEGER) };
+  } else {
+    const [after] = decodeCursor(list, cursor, 1);
+    if (typeof after !== 'string' || !parseIp(after)) throw badRequest(`cursor: not a cursor of ${list}`);
+    start = { after };
+  }
+  const page = orNotFound(await pageInSubnet(db, caller.orgId, subnetId, limit, start), 'Subnet');
+  const last = page.page.at(-1);
+  return {
+    addresses: page.page,
+    total: page.total,
+    next: page.more && last ? encodeCursor(list, [last.ip]) : null,
+  };
 }
 
 export async function getAddress(db: Db, caller: Principal, id: string) {

@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { nextPageHeaders } from '../../http/pages';
 import * as service from './webhooks.service';
 
 const s = initServer();
@@ -25,10 +26,11 @@ export const webhooksRouter = (context: ServerContext) =>
       await service.deleteWebhook(context, principalOf(req), params.id, headers['if-match']);
       return { status: 204, body: undefined };
     },
-    listWebhookDeliveries: async ({ req, params, query }) => ({
-      status: 200,
-      body: await service.listWebhookDeliveries(context, principalOf(req), params.id, query),
-    }),
+    listWebhookDeliveries: async ({ req, res, params, query }) => {
+      const { deliveries, next } = await service.listWebhookDeliveries(context, principalOf(req), params.id, query);
+      nextPageHeaders(req.originalUrl, res, next);
+      return { status: 200, body: deliveries };
+    },
     testWebhook: async ({ req, params }) => ({
       status: 200,
       body: await service.testWebhook(context, principalOf(req), params.id),

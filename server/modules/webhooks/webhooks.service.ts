@@ -16,8 +16,9 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
+import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
-import { HttpError, isForeignKeyViolation, notFound } from '../../errors';
+import { badRequest, HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
 import { assertVersion } from '../../versions';
@@ -140,7 +141,24 @@ export async function listWebhookDeliveries(
   query: z.infer<typeof WebhookDeliveriesQuery>,
 ) {
   orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook');
-  return (await listDeliveries(context.db, caller.orgId, id, query.limit, query.offset)).map(deliveryDto);
+  assertOneWay(query.cursor, query.offset);
+  const list = `the deliveries of webhook ${id.toLowerCase()}`;
+  let start: Parameters<typeof listDeliveries>[4] = { offset: query.offset };
+  if (query.cursor !== undefined) {
+    const [at, attempt, after] = decodeCursor(list, query.cursor, 3);
+    const uuid = typeof after === 'string' && /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(after);
+    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || !Number.isSafeInteger(attempt) || !uuid) {
+      throw badRequest(`cursor: not a cursor of ${list}`);
+    }
+    start = { after: { at, attempt: attempt as number, id: after as string } };
+  }
+  // One more than the page, to know whether any follow.
+  const read = await listDeliveries(context.db, caller.orgId, id, query.limit + 1, start);
+  const page = read.slice(0, query.limit);
+  const last = page.at(-1);
+  const next =
+    read.length > query.limit && last ? encodeCursor(list, [last.at, last.delivery.attempt, last.delivery.id]) : null;
+  return { deliveries: page.map((r) => deliveryDto(r.delivery)), next };
 }
 
 /** The signing secret is replaced in one statement: the next attempt, ping or event, is signed with the new one. */

@@ -3039,6 +3039,12 @@ export type ListSubnetAddressesParams = {
    * @maximum 1000000000
    */
   offset?: number;
+  /**
+   * The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.
+   * @minLength 1
+   * @maxLength 1024
+   */
+  cursor?: string;
 };
 
 export type ListWebhookDeliveriesParams = {
@@ -3054,6 +3060,12 @@ export type ListWebhookDeliveriesParams = {
    * @maximum 1000000000
    */
   offset?: number;
+  /**
+   * The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.
+   * @minLength 1
+   * @maxLength 1024
+   */
+  cursor?: string;
 };
 
 export type ExportSubnetsParams = {
@@ -3092,6 +3104,12 @@ export type ListActivityParams = {
    * @maximum 1000000000
    */
   offset?: number;
+  /**
+   * The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.
+   * @minLength 1
+   * @maxLength 1024
+   */
+  cursor?: string;
   /**
    * Only entries with this action, e.g. `create`
    * @minLength 1

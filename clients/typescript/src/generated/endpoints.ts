@@ -1991,7 +1991,7 @@ export const getListSubnetAddressesUrl = (id: string, params?: ListSubnetAddress
 };
 
 /**
- * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset; the total is in the `X-Total-Count` header.
+ * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
  * @summary List the addresses of a subnet
  */
 export const listSubnetAddresses = async (
@@ -4248,7 +4248,7 @@ export const getListWebhookDeliveriesUrl = (id: string, params?: ListWebhookDeli
 };
 
 /**
- * Delivery attempts of the last 7 days, newest first.
+ * Delivery attempts of the last 7 days, newest first; by limit and offset, or by cursor (`Next-Cursor` on every page but the last, `?cursor=` for the page after it).
  * @summary List webhook deliveries
  */
 export const listWebhookDeliveries = async (
@@ -5893,7 +5893,7 @@ export const getListActivityUrl = (params?: ListActivityParams) => {
 };
 
 /**
- * The organisation’s audit log, newest first, filtered by action, resource type, user and time range (`since` and `until` inclusive), paginated by `limit` and `offset`. `total` counts every matching entry and `users` maps the user ids of the page to their emails. Entries older than the plan’s retention (7, 30 or 90 days) are not kept.
+ * The organisation’s audit log, newest first, filtered by action, resource type, user and time range (`since` and `until` inclusive), paginated by `limit` and `offset`, or by cursor (`Next-Cursor` on every page but the last, `?cursor=` for the page after it). `total` counts every matching entry and `users` maps the user ids of the page to their emails. Entries older than the plan’s retention (7, 30 or 90 days) are not kept.
  * @summary List activity
  */
 export const listActivity = async (

@@ -1365,7 +1365,7 @@ export const AllocateSubnetResponseItem = zod
 export const AllocateSubnetResponse = zod.array(AllocateSubnetResponseItem);
 
 /**
- * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset; the total is in the `X-Total-Count` header.
+ * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
  * @summary List the addresses of a subnet
  */
 export const ListSubnetAddressesParams = zod
@@ -1380,6 +1380,8 @@ export const listSubnetAddressesQueryLimitMax = 1000;
 export const listSubnetAddressesQueryOffsetDefault = 0;
 export const listSubnetAddressesQueryOffsetMin = 0;
 export const listSubnetAddressesQueryOffsetMax = 1000000000;
+
+export const listSubnetAddressesQueryCursorMax = 1024;
 
 export const ListSubnetAddressesQueryParams = zod
   .object({
@@ -1397,6 +1399,14 @@ export const ListSubnetAddressesQueryParams = zod
       .max(listSubnetAddressesQueryOffsetMax)
       .default(listSubnetAddressesQueryOffsetDefault)
       .describe('Number of items to skip'),
+    cursor: zod
+      .string()
+      .min(1)
+      .max(listSubnetAddressesQueryCursorMax)
+      .optional()
+      .describe(
+        'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
+      ),
   })
   .strict();
 
@@ -2758,7 +2768,7 @@ export const DeleteWebhookHeader = zod.object({
 export const DeleteWebhookResponse = zod.void();
 
 /**
- * Delivery attempts of the last 7 days, newest first.
+ * Delivery attempts of the last 7 days, newest first; by limit and offset, or by cursor (`Next-Cursor` on every page but the last, `?cursor=` for the page after it).
  * @summary List webhook deliveries
  */
 export const ListWebhookDeliveriesParams = zod
@@ -2773,6 +2783,8 @@ export const listWebhookDeliveriesQueryLimitMax = 100;
 export const listWebhookDeliveriesQueryOffsetDefault = 0;
 export const listWebhookDeliveriesQueryOffsetMin = 0;
 export const listWebhookDeliveriesQueryOffsetMax = 1000000000;
+
+export const listWebhookDeliveriesQueryCursorMax = 1024;
 
 export const ListWebhookDeliveriesQueryParams = zod
   .object({
@@ -2790,6 +2802,14 @@ export const ListWebhookDeliveriesQueryParams = zod
       .max(listWebhookDeliveriesQueryOffsetMax)
       .default(listWebhookDeliveriesQueryOffsetDefault)
       .describe('Number of items to skip'),
+    cursor: zod
+      .string()
+      .min(1)
+      .max(listWebhookDeliveriesQueryCursorMax)
+      .optional()
+      .describe(
+        'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
+      ),
   })
   .strict();
 
@@ -3731,7 +3751,7 @@ export const SearchIpamResponse = zod
   .describe('Subnets and addresses matching the query');
 
 /**
- * The organisation’s audit log, newest first, filtered by action, resource type, user and time range (`since` and `until` inclusive), paginated by `limit` and `offset`. `total` counts every matching entry and `users` maps the user ids of the page to their emails. Entries older than the plan’s retention (7, 30 or 90 days) are not kept.
+ * The organisation’s audit log, newest first, filtered by action, resource type, user and time range (`since` and `until` inclusive), paginated by `limit` and `offset`, or by cursor (`Next-Cursor` on every page but the last, `?cursor=` for the page after it). `total` counts every matching entry and `users` maps the user ids of the page to their emails. Entries older than the plan’s retention (7, 30 or 90 days) are not kept.
  * @summary List activity
  */
 export const listActivityQueryLimitDefault = 50;
@@ -3740,6 +3760,8 @@ export const listActivityQueryLimitMax = 500;
 export const listActivityQueryOffsetDefault = 0;
 export const listActivityQueryOffsetMin = 0;
 export const listActivityQueryOffsetMax = 1000000000;
+
+export const listActivityQueryCursorMax = 1024;
 
 export const listActivityQueryActionMax = 100;
 
@@ -3761,6 +3783,14 @@ export const ListActivityQueryParams = zod
       .max(listActivityQueryOffsetMax)
       .default(listActivityQueryOffsetDefault)
       .describe('Number of items to skip'),
+    cursor: zod
+      .string()
+      .min(1)
+      .max(listActivityQueryCursorMax)
+      .optional()
+      .describe(
+        'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
+      ),
     action: zod
       .string()
       .min(1)
