@@ -1,6 +1,7 @@
 import { extendApi, generateSchema } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { DryRunQuery, dryRunnable } from './common/dry-run';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
@@ -302,7 +303,8 @@ export const importContract = c.router({
       'that would exceed a plan limit. ' +
       'Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row ' +
       'rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.',
-    metadata: heavy(idempotent(meta.write)),
+    metadata: dryRunnable(heavy(idempotent(meta.write))),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     body: ImportSubnetsBody,
     responses: { 200: ImportSubnetsResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
@@ -322,7 +324,8 @@ export const importContract = c.router({
       'outside it, its network or broadcast address, or inside one of its child subnets, or a row that would ' +
       'exceed the plan’s address limit. Rows imported are kept (no rollback). Each created ' +
       'address gets an `import` activity entry and an `address.created` event.',
-    metadata: heavy(idempotent(meta.write)),
+    metadata: dryRunnable(heavy(idempotent(meta.write))),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     body: ImportAddressesBody,
     responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { Address, AllocateAddressesBody } from './addresses.contract';
+import { DryRunQuery, dryRunnable } from './common/dry-run';
 import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
@@ -13,6 +14,7 @@ import {
   SplitSubnetBody,
   Subnet,
   SubnetCreatedWithWarnings,
+  SubnetDeletion,
   SubnetDetail,
   SubnetFirstFreeIp,
   SubnetFreeBlocks,
@@ -49,7 +51,8 @@ export const subnetsContract = c.router({
       'its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused ' +
       '(400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and ' +
       'the create still succeeds. Counts against the plan’s subnet limit (402 when reached).',
-    metadata: idempotent(meta.write),
+    metadata: dryRunnable(idempotent(meta.write)),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     body: CreateSubnetBody,
     responses: {
@@ -97,11 +100,14 @@ export const subnetsContract = c.router({
     method: 'DELETE',
     path: '/subnets/:id',
     summary: 'Delete a subnet',
-    description: 'Deletes the subnet, all its child subnets and all their addresses. Irreversible.',
-    metadata: versioned(meta.write),
+    description:
+      'Deletes the subnet, all its child subnets and all their addresses. Irreversible. With `dry_run=true` it ' +
+      'deletes nothing and answers 200 with what it would delete: every subnet of the cascade and its address count.',
+    metadata: dryRunnable(versioned(meta.write)),
+    query: DryRunQuery,
     headers: IfMatchHeaders,
     pathParams: IdParams,
-    responses: { 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
+    responses: { 200: SubnetDeletion, 204: c.noBody(), ...errors(400, 401, 403, 404, 412, 429) },
   },
   splitSubnet: {
     method: 'POST',
@@ -111,7 +117,8 @@ export const subnetsContract = c.router({
       'Splits the subnet into `parts` equal subnets (a power of two from 2 to 1024), e.g. 10.0.1.0/24 into four /26 ' +
       'or 2001:db8::/48 into two /49. The original subnet and its own addresses are deleted; the new subnets inherit ' +
       'folder, parent, name, VRF and pool flag. The parts count against the plan’s subnet limit (402).',
-    metadata: idempotent(meta.write),
+    metadata: dryRunnable(idempotent(meta.write)),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: SplitSubnetBody,
@@ -164,7 +171,8 @@ export const subnetsContract = c.router({
       'Atomic: concurrent allocations never get the same address and never fail because of each other. 409 ' +
       '`exhausted` (nothing created) when fewer than `count` are free. Counts against the plan’s address limit ' +
       '(402); each address gets a `create` activity entry and an `address.created` event.',
-    metadata: idempotent(meta.write),
+    metadata: dryRunnable(idempotent(meta.write)),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: AllocateAddressesBody,
@@ -181,7 +189,8 @@ export const subnetsContract = c.router({
       'Atomic: concurrent allocations never get the same block and never fail because of each other. 409 ' +
       '`exhausted` (nothing created) when fewer than `count` blocks are free. Counts against the plan’s subnet ' +
       'limit (402); each subnet gets a `create` activity entry and a `subnet.created` event.',
-    metadata: idempotent(meta.write),
+    metadata: dryRunnable(idempotent(meta.write)),
+    query: DryRunQuery,
     headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: AllocateSubnetsBody,

@@ -315,6 +315,38 @@ export const SubnetSplitPart = extendApi(
   },
 );
 
+export const SubnetDeletion = extendApi(
+  z
+    .object({
+      subnets: z
+        .array(
+          z
+            .object({
+              id: describedUuid('Id of the subnet (UUID)'),
+              network: z.string().describe('CIDR block of the subnet'),
+              addresses: z.number().int().nonnegative().describe('Address records deleted with it'),
+            })
+            .strict(),
+        )
+        .describe('The subnet and every descendant, each with the address records it holds itself'),
+      subnet_count: z.number().int().min(1).describe('Subnets deleted'),
+      address_count: z.number().int().nonnegative().describe('Address records deleted'),
+    })
+    .strict(),
+  {
+    title: 'SubnetDeletion',
+    description: 'What deleting a subnet removes: the answer of a dry run (`?dry_run=true`); nothing is deleted',
+    example: {
+      subnets: [
+        { id: '0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d', network: '10.0.0.0/16', addresses: 12 },
+        { id: '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e', network: '10.0.1.0/24', addresses: 40 },
+      ],
+      subnet_count: 2,
+      address_count: 52,
+    },
+  },
+);
+
 export const SubnetUsage = extendApi(
   z
     .object({

@@ -12,6 +12,7 @@ import type { Db } from './db/connection';
 import { authenticate } from './http/auth';
 import { jsonBody } from './http/body';
 import { consoleRoutes } from './http/console';
+import { dryRuns } from './http/dry-run';
 import { errorHandler, notFoundHandler, validationErrorHandler } from './http/errors';
 import { healthz, readyz } from './http/health';
 import { heavyWork } from './http/heavy-work';
@@ -31,6 +32,7 @@ import { principalLookup } from './modules/identity/principals';
 import { apiWriteAllowed, userRateLimit } from './modules/plans/limits';
 import { resolverOfHosts } from './modules/tools/tools';
 import { webhookQueueDepth } from './modules/webhooks/events/runtime';
+import { asDryRun } from './modules/writes/writes';
 import { buildRouter } from './routes';
 
 export interface AppDeps {
@@ -146,6 +148,7 @@ export function createApp(config: AppConfig, deps: AppDeps): Express {
       jsonBody,
       heavy.slot,
       idempotency(idempotencyKeys(deps.db, config.secretsKey ?? randomBytes(32)), now, log),
+      dryRuns(asDryRun),
     ] as never[],
     requestValidationErrorHandler: (error, _req, _res, next) => next(validationErrorHandler(error)),
   });

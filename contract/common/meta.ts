@@ -39,6 +39,8 @@ export interface RouteMeta {
    * GET honours `If-None-Match` (304), PATCH and DELETE honour `If-Match` (412).
    */
   versioned?: boolean;
+  /** A write that takes `?dry_run=true` (common/dry-run.ts): answered as it would be, nothing written. */
+  dryRun?: boolean;
 }
 
 /** Heavy requests (`RouteMeta.heavy`) one user may have in flight at once. */

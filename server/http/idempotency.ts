@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { routeMeta } from '../../contract/common/meta';
 import { badRequest, HttpError } from '../errors';
 import { jsonText } from '../json';
+import { isDryRunRequest } from './dry-run';
 import { sendJsonText } from './json';
 
 /** Whose a key is: keys are per user (two members' keys never meet), in their organisation. */
@@ -74,7 +75,8 @@ export function idempotency(keys: IdempotencyKeys, now: () => Date, log: (messag
   const handler: RequestHandler = async (req, res, next) => {
     const key = req.get('idempotency-key');
     const meta = routeMeta(req.tsRestRoute as AppRoute);
-    if (key === undefined || !req.auth || !meta.idempotent) return next();
+    // A dry run writes nothing, its key included (dry-run.ts).
+    if (key === undefined || !req.auth || !meta.idempotent || isDryRunRequest(req)) return next();
     if (!VALID_KEY.test(key))
       return next(badRequest('headers: idempotency-key must be 1 to 255 visible ASCII characters'));
     const owner = { orgId: req.auth.orgId, userId: req.auth.userId };

@@ -316,6 +316,8 @@ function check(op: Operation, kind: RequestKind, request: FuzzRequest, response:
 /** Keeps the pools current: what a 2xx created joins them, what it deleted leaves them. */
 function harvest(op: Operation, request: FuzzRequest, response: ApiResponse) {
   if (response.status < 200 || response.status >= 300) return;
+  // A dry run made and removed nothing: the ids it answered do not exist.
+  if (request.query.dry_run === 'true') return;
   const body = response.body as any;
   const remove = (kind: Kind, ids: string[]) => {
     ctx.pools[kind] = ctx.pools[kind].filter((e) => !ids.includes(e.id));

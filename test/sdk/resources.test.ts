@@ -108,8 +108,8 @@ describe('resource methods resolve to the success body', () => {
       PreconditionFailedError,
     );
     expect([error.status, error.code, error.headers.get('etag')]).toEqual([412, 'precondition_failed', current]);
-    await rejection(client.subnets.delete(subnet.id, { ifMatch: version }), PreconditionFailedError);
-    expect(await client.subnets.delete(subnet.id, { ifMatch: current })).toBeUndefined();
+    await rejection(client.subnets.delete(subnet.id, {}, { ifMatch: version }), PreconditionFailedError);
+    expect(await client.subnets.delete(subnet.id, {}, { ifMatch: current })).toBeUndefined();
   });
 
   it('plans a network: free blocks, split, nesting, first free address, usage', async () => {

@@ -14,6 +14,7 @@
  */
 import { freeInWindow } from '../../ipam';
 import { addressSpaceOf } from '../subnets/subnet-space.service';
+import { isDryRun } from '../writes/writes';
 import type { AllocationBasis, RecordsBelow } from './addresses.repo';
 
 /** A subnet as an allocation reads it: what the candidates and the guard are made of. */
@@ -33,6 +34,8 @@ const hints = new Map<string, Hint>();
 const keyOf = (orgId: string, subnetId: string) => `${orgId}:${subnetId.toLowerCase()}`;
 
 function keep(orgId: string, subnetId: string, hint: Hint) {
+  // A dry run's addresses were never taken: the hint before it still holds.
+  if (isDryRun()) return;
   const key = keyOf(orgId, subnetId);
   hints.delete(key);
   hints.set(key, hint);

@@ -21,7 +21,7 @@ import type { Principal } from '../../principal';
 import { created, subnetFields } from '../activity/activity.changes';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
-import { commitChange } from '../writes/writes';
+import { commitChange, isDryRun } from '../writes/writes';
 import { lockSpaceStep, spaceOf } from './spaces';
 import * as space from './subnet-space.repo';
 import { load } from './subnet-space.service';
@@ -52,7 +52,8 @@ export async function allocateSubnets(
   const key = `${caller.orgId}:${parentId.toLowerCase()}`;
   const hinted = hints.get(key);
   if (hinted) {
-    hints.delete(key);
+    // Used once; a dry run leaves it, as it leaves the subnet.
+    if (!isDryRun()) hints.delete(key);
     const outcome = await allocateOnce(db, caller, parentId, input, hinted);
     if (outcome !== 'changed') return outcome;
   }
@@ -144,7 +145,7 @@ async function allocateOnce(
     });
     // What occupies the subnet now: what the hint or the read relied on (as held under the lock), and the blocks.
     const after = (hint || before === basis.occupancy) && space.withChildren(basis.occupancy, hashes);
-    if (after) {
+    if (after && !isDryRun()) {
       // The children's runs with the blocks taken, merged: the next choice walks as few ranges as the read's.
       const text = (value: bigint) => formatIp({ version: cidr.version, value });
       const runs = mergeRanges([

@@ -39,9 +39,10 @@ export const subnetsRouter = ({ db }: ServerContext) =>
       res.set('ETag', version);
       return { status: 200, body: subnet };
     },
-    deleteSubnet: async ({ req, params, headers }) => {
-      await service.deleteSubnet(db, principalOf(req), params.id, headers['if-match']);
-      return { status: 204, body: undefined };
+    deleteSubnet: async ({ req, params, query, headers }) => {
+      const deletion = await service.deleteSubnet(db, principalOf(req), params.id, headers['if-match']);
+      // A dry run answers what the delete would remove; the delete itself answers nothing.
+      return query.dry_run === 'true' ? { status: 200, body: deletion } : { status: 204, body: undefined };
     },
     splitSubnet: async ({ req, params, body }) => ({
       status: 200,

@@ -252,9 +252,10 @@ export async function updateSubnet(
   return { subnet: dto, version: versionOf({ ...dto, children }) };
 }
 
+/** Deletes the subnet and its subtree; answers what went (a dry run's answer: `SubnetDeletion`). */
 export async function deleteSubnet(db: Db, caller: Principal, id: string, ifMatch?: string) {
   const subnet = orNotFound(await repo.get(db, caller.orgId, id), 'Subnet');
-  await commitTransaction(db, async (tx) => {
+  return commitTransaction(db, async (tx) => {
     await lockSubnet(tx, caller.orgId, id, subnet.vrfId);
     await assertSubnetVersion(tx, caller, id, ifMatch);
     // One entry per subnet the delete cascades to, with the address records it took along (not one per address).
@@ -270,6 +271,16 @@ export async function deleteSubnet(db: Db, caller: Principal, id: string, ifMatc
         changes: { ...deleted(subnetFields(row)), addresses_removed: [addressCount, 0] },
       })),
     );
+    const subnets = removed.map(({ subnet: row, addressCount }) => ({
+      id: row.id,
+      network: row.network,
+      addresses: addressCount,
+    }));
+    return {
+      subnets,
+      subnet_count: subnets.length,
+      address_count: subnets.reduce((sum, s) => sum + s.addresses, 0),
+    };
   });
 }
 

@@ -668,6 +668,36 @@ export interface UpdateSubnetBody {
   custom_fields?: UpdateSubnetBodyCustomFields;
 }
 
+export type SubnetDeletionSubnetsItem = {
+  /** Id of the subnet (UUID) */
+  id: string;
+  /** CIDR block of the subnet */
+  network: string;
+  /**
+   * Address records deleted with it
+   * @minimum 0
+   */
+  addresses: number;
+};
+
+/**
+ * What deleting a subnet removes: the answer of a dry run (`?dry_run=true`); nothing is deleted
+ */
+export interface SubnetDeletion {
+  /** The subnet and every descendant, each with the address records it holds itself */
+  subnets: SubnetDeletionSubnetsItem[];
+  /**
+   * Subnets deleted
+   * @minimum 1
+   */
+  subnet_count: number;
+  /**
+   * Address records deleted
+   * @minimum 0
+   */
+  address_count: number;
+}
+
 /**
  * How many equal parts to split the subnet into
  */
@@ -3011,6 +3041,48 @@ export type ListSubnetsParams = {
   folder_id?: string;
 };
 
+export type CreateSubnetParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: CreateSubnetDryRun;
+};
+
+export type CreateSubnetDryRun = (typeof CreateSubnetDryRun)[keyof typeof CreateSubnetDryRun];
+
+export const CreateSubnetDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
+export type DeleteSubnetParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: DeleteSubnetDryRun;
+};
+
+export type DeleteSubnetDryRun = (typeof DeleteSubnetDryRun)[keyof typeof DeleteSubnetDryRun];
+
+export const DeleteSubnetDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
+export type SplitSubnetParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: SplitSubnetDryRun;
+};
+
+export type SplitSubnetDryRun = (typeof SplitSubnetDryRun)[keyof typeof SplitSubnetDryRun];
+
+export const SplitSubnetDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
 export type GetSubnetFreeBlocksParams = {
   /**
    * Wanted block prefix length, longer than the subnet’s own (e.g. 26 in 10.0.0.0/24, 64 in 2001:db8::/48)
@@ -3025,6 +3097,34 @@ export type GetSubnetFreeBlocksParams = {
    */
   limit?: number;
 };
+
+export type AllocateAddressParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: AllocateAddressDryRun;
+};
+
+export type AllocateAddressDryRun = (typeof AllocateAddressDryRun)[keyof typeof AllocateAddressDryRun];
+
+export const AllocateAddressDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
+export type AllocateSubnetParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: AllocateSubnetDryRun;
+};
+
+export type AllocateSubnetDryRun = (typeof AllocateSubnetDryRun)[keyof typeof AllocateSubnetDryRun];
+
+export const AllocateSubnetDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
 
 export type ListSubnetAddressesParams = {
   /**
@@ -3067,6 +3167,34 @@ export type ListWebhookDeliveriesParams = {
    */
   cursor?: string;
 };
+
+export type ImportSubnetsParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: ImportSubnetsDryRun;
+};
+
+export type ImportSubnetsDryRun = (typeof ImportSubnetsDryRun)[keyof typeof ImportSubnetsDryRun];
+
+export const ImportSubnetsDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
+export type ImportAddressesParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: ImportAddressesDryRun;
+};
+
+export type ImportAddressesDryRun = (typeof ImportAddressesDryRun)[keyof typeof ImportAddressesDryRun];
+
+export const ImportAddressesDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
 
 export type ExportSubnetsParams = {
   /**

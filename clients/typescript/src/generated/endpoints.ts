@@ -10,7 +10,9 @@ import type {
   AddressBatchCreateResult,
   AddressBatchDeleteResult,
   AddressBatchUpdateResult,
+  AllocateAddressParams,
   AllocateAddressesBody,
+  AllocateSubnetParams,
   AllocateSubnetsBody,
   ApiError,
   ApiKey,
@@ -39,18 +41,22 @@ import type {
   CreateFolderBody,
   CreateLocationBody,
   CreateSubnetBody,
+  CreateSubnetParams,
   CreateTeamInvitationBody,
   CreateVlanBody,
   CreateVrfBody,
   CreateWebhookBody,
+  DeleteSubnetParams,
   ExportActivityParams,
   ExportAddressesParams,
   ExportSubnetsParams,
   Folder,
   GetSubnetFreeBlocksParams,
   ImportAddressesBody,
+  ImportAddressesParams,
   ImportAddressesResponse,
   ImportSubnetsBody,
+  ImportSubnetsParams,
   ImportSubnetsResponse,
   InspectHttpHeadersParams,
   ListActivityParams,
@@ -71,8 +77,10 @@ import type {
   SearchResults,
   SignInMethods,
   SplitSubnetBody,
+  SplitSubnetParams,
   Subnet,
   SubnetCreatedWithWarnings,
+  SubnetDeletion,
   SubnetDetail,
   SubnetFirstFreeIp,
   SubnetFreeBlocks,
@@ -1074,8 +1082,18 @@ export type createSubnetResponseError = (
 
 export type createSubnetResponse = createSubnetResponseSuccess | createSubnetResponseError;
 
-export const getCreateSubnetUrl = () => {
-  return `/api/v1/subnets`;
+export const getCreateSubnetUrl = (params?: CreateSubnetParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/subnets?${stringifiedParams}` : `/api/v1/subnets`;
 };
 
 /**
@@ -1084,6 +1102,7 @@ export const getCreateSubnetUrl = () => {
  */
 export const createSubnet = async (
   createSubnetBody: CreateSubnetBody,
+  params?: CreateSubnetParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<createSubnetResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -1100,7 +1119,7 @@ export const createSubnet = async (
     }
     return headers;
   };
-  return ipamFetch<createSubnetResponse>(getCreateSubnetUrl(), {
+  return ipamFetch<createSubnetResponse>(getCreateSubnetUrl(params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
@@ -1328,6 +1347,11 @@ export const updateSubnet = async (
   });
 };
 
+export type deleteSubnetResponse200 = {
+  data: SubnetDeletion;
+  status: 200;
+};
+
 export type deleteSubnetResponse204 = {
   data: void;
   status: 204;
@@ -1363,7 +1387,7 @@ export type deleteSubnetResponse429 = {
   status: 429;
 };
 
-export type deleteSubnetResponseSuccess = deleteSubnetResponse204 & {
+export type deleteSubnetResponseSuccess = (deleteSubnetResponse200 | deleteSubnetResponse204) & {
   headers: Headers;
 };
 export type deleteSubnetResponseError = (
@@ -1379,19 +1403,30 @@ export type deleteSubnetResponseError = (
 
 export type deleteSubnetResponse = deleteSubnetResponseSuccess | deleteSubnetResponseError;
 
-export const getDeleteSubnetUrl = (id: string) => {
-  return `/api/v1/subnets/${id}`;
+export const getDeleteSubnetUrl = (id: string, params?: DeleteSubnetParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/subnets/${id}?${stringifiedParams}` : `/api/v1/subnets/${id}`;
 };
 
 /**
- * Deletes the subnet, all its child subnets and all their addresses. Irreversible.
+ * Deletes the subnet, all its child subnets and all their addresses. Irreversible. With `dry_run=true` it deletes nothing and answers 200 with what it would delete: every subnet of the cascade and its address count.
  * @summary Delete a subnet
  */
 export const deleteSubnet = async (
   id: string,
+  params?: DeleteSubnetParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<deleteSubnetResponse> => {
-  return ipamFetch<deleteSubnetResponse>(getDeleteSubnetUrl(id), {
+  return ipamFetch<deleteSubnetResponse>(getDeleteSubnetUrl(id, params), {
     ...options,
     method: 'DELETE',
   });
@@ -1472,8 +1507,20 @@ export type splitSubnetResponseError = (
 
 export type splitSubnetResponse = splitSubnetResponseSuccess | splitSubnetResponseError;
 
-export const getSplitSubnetUrl = (id: string) => {
-  return `/api/v1/subnets/${id}/split`;
+export const getSplitSubnetUrl = (id: string, params?: SplitSubnetParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/api/v1/subnets/${id}/split?${stringifiedParams}`
+    : `/api/v1/subnets/${id}/split`;
 };
 
 /**
@@ -1483,6 +1530,7 @@ export const getSplitSubnetUrl = (id: string) => {
 export const splitSubnet = async (
   id: string,
   splitSubnetBody: SplitSubnetBody,
+  params?: SplitSubnetParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<splitSubnetResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -1499,7 +1547,7 @@ export const splitSubnet = async (
     }
     return headers;
   };
-  return ipamFetch<splitSubnetResponse>(getSplitSubnetUrl(id), {
+  return ipamFetch<splitSubnetResponse>(getSplitSubnetUrl(id, params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
@@ -1784,8 +1832,20 @@ export type allocateAddressResponseError = (
 
 export type allocateAddressResponse = allocateAddressResponseSuccess | allocateAddressResponseError;
 
-export const getAllocateAddressUrl = (id: string) => {
-  return `/api/v1/subnets/${id}/allocate-address`;
+export const getAllocateAddressUrl = (id: string, params?: AllocateAddressParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/api/v1/subnets/${id}/allocate-address?${stringifiedParams}`
+    : `/api/v1/subnets/${id}/allocate-address`;
 };
 
 /**
@@ -1795,6 +1855,7 @@ export const getAllocateAddressUrl = (id: string) => {
 export const allocateAddress = async (
   id: string,
   allocateAddressesBody: AllocateAddressesBody,
+  params?: AllocateAddressParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<allocateAddressResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -1811,7 +1872,7 @@ export const allocateAddress = async (
     }
     return headers;
   };
-  return ipamFetch<allocateAddressResponse>(getAllocateAddressUrl(id), {
+  return ipamFetch<allocateAddressResponse>(getAllocateAddressUrl(id, params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
@@ -1894,8 +1955,20 @@ export type allocateSubnetResponseError = (
 
 export type allocateSubnetResponse = allocateSubnetResponseSuccess | allocateSubnetResponseError;
 
-export const getAllocateSubnetUrl = (id: string) => {
-  return `/api/v1/subnets/${id}/allocate-subnet`;
+export const getAllocateSubnetUrl = (id: string, params?: AllocateSubnetParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/api/v1/subnets/${id}/allocate-subnet?${stringifiedParams}`
+    : `/api/v1/subnets/${id}/allocate-subnet`;
 };
 
 /**
@@ -1905,6 +1978,7 @@ export const getAllocateSubnetUrl = (id: string) => {
 export const allocateSubnet = async (
   id: string,
   allocateSubnetsBody: AllocateSubnetsBody,
+  params?: AllocateSubnetParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<allocateSubnetResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -1921,7 +1995,7 @@ export const allocateSubnet = async (
     }
     return headers;
   };
-  return ipamFetch<allocateSubnetResponse>(getAllocateSubnetUrl(id), {
+  return ipamFetch<allocateSubnetResponse>(getAllocateSubnetUrl(id, params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
@@ -5495,8 +5569,18 @@ export type importSubnetsResponseError = (
 
 export type importSubnetsResponse = importSubnetsResponseSuccess | importSubnetsResponseError;
 
-export const getImportSubnetsUrl = () => {
-  return `/api/v1/import/subnets`;
+export const getImportSubnetsUrl = (params?: ImportSubnetsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/import/subnets?${stringifiedParams}` : `/api/v1/import/subnets`;
 };
 
 /**
@@ -5505,6 +5589,7 @@ export const getImportSubnetsUrl = () => {
  */
 export const importSubnets = async (
   importSubnetsBody: ImportSubnetsBody,
+  params?: ImportSubnetsParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<importSubnetsResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -5521,7 +5606,7 @@ export const importSubnets = async (
     }
     return headers;
   };
-  return ipamFetch<importSubnetsResponse>(getImportSubnetsUrl(), {
+  return ipamFetch<importSubnetsResponse>(getImportSubnetsUrl(params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
@@ -5592,8 +5677,18 @@ export type importAddressesResponseError = (
 
 export type importAddressesResponse = importAddressesResponseSuccess | importAddressesResponseError;
 
-export const getImportAddressesUrl = () => {
-  return `/api/v1/import/addresses`;
+export const getImportAddressesUrl = (params?: ImportAddressesParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/import/addresses?${stringifiedParams}` : `/api/v1/import/addresses`;
 };
 
 /**
@@ -5602,6 +5697,7 @@ export const getImportAddressesUrl = () => {
  */
 export const importAddresses = async (
   importAddressesBody: ImportAddressesBody,
+  params?: ImportAddressesParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<importAddressesResponse> => {
   const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
@@ -5618,7 +5714,7 @@ export const importAddresses = async (
     }
     return headers;
   };
-  return ipamFetch<importAddressesResponse>(getImportAddressesUrl(), {
+  return ipamFetch<importAddressesResponse>(getImportAddressesUrl(params), {
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },

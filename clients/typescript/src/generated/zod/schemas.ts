@@ -423,6 +423,17 @@ export const ListSubnetsResponse = zod.array(ListSubnetsResponseItem);
  * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. Counts against the plan’s subnet limit (402 when reached).
  * @summary Create a subnet
  */
+export const CreateSubnetQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
 export const createSubnetHeaderIdempotencyKeyMax = 255;
 
 export const createSubnetHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
@@ -924,12 +935,23 @@ export const UpdateSubnetResponse = zod
   );
 
 /**
- * Deletes the subnet, all its child subnets and all their addresses. Irreversible.
+ * Deletes the subnet, all its child subnets and all their addresses. Irreversible. With `dry_run=true` it deletes nothing and answers 200 with what it would delete: every subnet of the cascade and its address count.
  * @summary Delete a subnet
  */
 export const DeleteSubnetParams = zod
   .object({
     id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const DeleteSubnetQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
   })
   .strict();
 
@@ -945,7 +967,29 @@ export const DeleteSubnetHeader = zod.object({
     ),
 });
 
-export const DeleteSubnetResponse = zod.void();
+export const deleteSubnetResponseSubnetsItemAddressesMin = 0;
+
+export const deleteSubnetResponseAddressCountMin = 0;
+
+export const DeleteSubnetResponse = zod
+  .object({
+    subnets: zod
+      .array(
+        zod.object({
+          id: zod.string().uuid().describe('Id of the subnet (UUID)'),
+          network: zod.string().describe('CIDR block of the subnet'),
+          addresses: zod
+            .number()
+            .int()
+            .min(deleteSubnetResponseSubnetsItemAddressesMin)
+            .describe('Address records deleted with it'),
+        }),
+      )
+      .describe('The subnet and every descendant, each with the address records it holds itself'),
+    subnet_count: zod.number().int().min(1).describe('Subnets deleted'),
+    address_count: zod.number().int().min(deleteSubnetResponseAddressCountMin).describe('Address records deleted'),
+  })
+  .describe('What deleting a subnet removes: the answer of a dry run (`?dry_run=true`); nothing is deleted');
 
 /**
  * Splits the subnet into `parts` equal subnets (a power of two from 2 to 1024), e.g. 10.0.1.0/24 into four /26 or 2001:db8::/48 into two /49. The original subnet and its own addresses are deleted; the new subnets inherit folder, parent, name, VRF and pool flag. The parts count against the plan’s subnet limit (402).
@@ -954,6 +998,17 @@ export const DeleteSubnetResponse = zod.void();
 export const SplitSubnetParams = zod
   .object({
     id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const SplitSubnetQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
   })
   .strict();
 
@@ -1123,6 +1178,17 @@ export const AllocateAddressParams = zod
   })
   .strict();
 
+export const AllocateAddressQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
 export const allocateAddressHeaderIdempotencyKeyMax = 255;
 
 export const allocateAddressHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
@@ -1224,6 +1290,17 @@ export const AllocateAddressResponse = zod.array(AllocateAddressResponseItem);
 export const AllocateSubnetParams = zod
   .object({
     id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const AllocateSubnetQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
   })
   .strict();
 
@@ -3401,6 +3478,17 @@ export const ReceiveStripeEventResponse = zod
  * Creates up to 1,000 subnets in one request (body at most 10 MB, else 413), in row order, each through the rules of `POST /subnets`: the network is normalised and nests under its smallest container, adopting the subnets and addresses it covers (so a parent imported after its children nests them). Folders, VLANs, VRFs and locations referenced by name (VLAN by number) are created when missing, once each. Every row gets a result: `created`; `skipped` for a duplicate (the same network in the same VRF, or in the global space, including an earlier row of the import); `error` with the reason for an invalid row (a bad CIDR, host bits set, a gateway outside the network, an unknown field, custom_fields past their bounds) or one that would exceed a plan limit. Rows imported are kept whatever happens to later rows (no rollback), so plan limits are reported per row rather than as 402. Each created subnet gets an `import` activity entry and a `subnet.created` event.
  * @summary Import subnets
  */
+export const ImportSubnetsQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
 export const importSubnetsHeaderIdempotencyKeyMax = 255;
 
 export const importSubnetsHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
@@ -3547,6 +3635,17 @@ export const ImportSubnetsResponse = zod
  * Creates up to 1,000 address records in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) in the VRF named `vrf` (`""`: the global space); without `vrf`, the only subnet with that CIDR, whatever its space (a CIDR in several spaces is then an error row naming them). Every row gets a result: `created`; `skipped` for an IP already assigned in that space (or by an earlier row of the import); `error` with the reason for an invalid row (unknown field, bad MAC, custom_fields past their bounds), a subnet that does not exist, is ambiguous, or is deleted or split while the import runs, an IP outside it, its network or broadcast address, or inside one of its child subnets, or a row that would exceed the plan’s address limit. Rows imported are kept (no rollback). Each created address gets an `import` activity entry and an `address.created` event.
  * @summary Import addresses
  */
+export const ImportAddressesQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
 export const importAddressesHeaderIdempotencyKeyMax = 255;
 
 export const importAddressesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
