@@ -85,6 +85,22 @@ describe('a page holding the characters its query packs rows with (US \\x1f, RS 
       ['10.94.0.2', `${'\x1f'.repeat(11)}\x1e`],
       ['10.94.0.3', 'd2'],
     ]);
+    // The page after a cursor, which counts its rows instead of working them out from the total.
+    const after = await t.org.api.call('listSubnetAddresses', {
+      params: { id: subnet.id },
+      query: { limit: 2, cursor: response.headers.get('next-cursor') ?? expect.unreachable('a cursor') },
+    });
+    expect(expectStatus(after, 200).map((a) => [a.ip, a.description])).toEqual([['10.94.0.4', 'd3']]);
+    const first = await t.org.api.call('listSubnetAddresses', { params: { id: subnet.id }, query: { limit: 1 } });
+    const rest = await t.org.api.call('listSubnetAddresses', {
+      params: { id: subnet.id },
+      query: { limit: 2, cursor: first.headers.get('next-cursor') ?? expect.unreachable('a cursor') },
+    });
+    expect(expectStatus(rest, 200).map((a) => [a.ip, a.description])).toEqual([
+      ['10.94.0.2', `${'\x1f'.repeat(11)}\x1e`],
+      ['10.94.0.3', 'd2'],
+    ]);
+    expect(rest.headers.get('next-cursor')).not.toBeNull();
   });
 });
 

@@ -37,13 +37,17 @@ const packedPage = prepared<{ total: number; page: string | null }, PageOf>(
    FROM subnets s WHERE s.org_id = :orgId AND s.id = :subnetId`,
 );
 
-const pageRows = prepared<{ total: number; fields: string[] | null }, PageOf>(
-  'addresses_page_rows',
-  `SELECT ${total}, CASE WHEN a.id IS NOT NULL THEN ARRAY[${PACKED_FIELDS}]::text[] END AS fields
-   FROM subnets s LEFT JOIN LATERAL (SELECT a.* ${window}) a ON true
-   WHERE s.org_id = :orgId AND s.id = :subnetId
-   ORDER BY a.ip`,
-);
+/** The page of `windowSql` as rows of text fields, for a page whose values hold a separator. */
+const rowsStatement = <P extends object>(name: string, windowSql: string) =>
+  prepared<{ total: number; fields: string[] | null }, P>(
+    name,
+    `SELECT ${total}, CASE WHEN a.id IS NOT NULL THEN ARRAY[${PACKED_FIELDS}]::text[] END AS fields
+     FROM subnets s LEFT JOIN LATERAL (SELECT a.* ${windowSql}) a ON true
+     WHERE s.org_id = :orgId AND s.id = :subnetId
+     ORDER BY a.ip`,
+  );
+
+const pageRows = rowsStatement<PageOf>('addresses_page_rows', window);
 
 /** The packed rows split into their fields, or null when a value held a separator (see above). */
 function unpack(page: string | null, expected: number): string[][] | null {
@@ -70,13 +74,7 @@ const packedPageAfter = prepared<{ total: number; page: string | null; n: number
    WHERE s.org_id = :orgId AND s.id = :subnetId`,
 );
 
-const pageRowsAfter = prepared<{ total: number; fields: string[] | null }, PageAfter>(
-  'addresses_page_after_rows',
-  `SELECT ${total}, CASE WHEN a.id IS NOT NULL THEN ARRAY[${PACKED_FIELDS}]::text[] END AS fields
-   FROM subnets s LEFT JOIN LATERAL (SELECT a.* ${windowAfter}) a ON true
-   WHERE s.org_id = :orgId AND s.id = :subnetId
-   ORDER BY a.ip`,
-);
+const pageRowsAfter = rowsStatement<PageAfter>('addresses_page_after_rows', windowAfter);
 
 /** Where a page starts: after `offset` records, or after the address `after` (a cursor's). */
 export type PageStart = { offset: number } | { after: string };
