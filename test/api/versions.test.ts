@@ -231,4 +231,15 @@ describe('the version of a subnet', () => {
     expect(answer.status).toBe(400);
     expect((answer.body as { error: string }).error).toMatch(/if-match/);
   });
+
+  it('an If-None-Match longer than 4,096 characters is a 400 naming the header', async () => {
+    const subnet = await createSubnet(t.org.api, '192.168.79.0/24');
+    const long = `"${'a'.repeat(4094)}"`;
+    const read = (tag: string) =>
+      t.org.api.call('getSubnet', { params: { id: subnet.id }, headers: { 'if-none-match': tag } });
+    expect((await read(long)).status).toBe(200);
+    const answer = await read(`${long}a`);
+    expect(answer.status).toBe(400);
+    expect((answer.body as { error: string }).error).toMatch(/if-none-match/);
+  });
 });
