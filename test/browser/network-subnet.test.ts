@@ -120,6 +120,9 @@ describe.skipIf(browserMissing)(`a subnet’s page${browserMissing}`, () => {
     expect(said).toContain(
       'its 2 child subnets (10.28.1.0/24, 10.28.2.0/24), every subnet inside them, and all their addresses: 4 addresses in all',
     );
+    // The server's own count, from a dry run of the delete, which deleted nothing.
+    await dialog.getByText('In all, this deletes 3 subnets and 4 address records.').waitFor();
+    expectStatus(await org.api.call('getSubnet', { params: { id: first.id } }), 200);
     await expectAccessible(page);
     await dialog.getByRole('button', { name: 'Delete subnet 10.28.0.0/16' }).click();
     await page.getByRole('status').filter({ hasText: 'Deleted 10.28.0.0/16 and everything inside it.' }).waitFor();

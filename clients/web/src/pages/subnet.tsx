@@ -287,7 +287,10 @@ function SplitDone({ network, parts }: { network: string; parts: SplitParts }) {
   );
 }
 
-/** Deleting, after saying what goes with it: the child subnets and every address, as counted here. */
+/** `n thing` or `n things`, the number written for the reader. */
+const plural = (n: number, thing: string) => `${n.toLocaleString()} ${thing}${n === 1 ? '' : 's'}`;
+
+/** Deleting, after saying what goes with it: the child subnets and every address, and the server's count of both. */
 function DeleteForm({
   subnet,
   ownAddresses,
@@ -305,6 +308,13 @@ function DeleteForm({
     void queryClient.invalidateQueries({ queryKey: ['subnets'] });
     queryClient.removeQueries({ queryKey: ['subnet', subnet.id] });
   };
+  // A dry run: what the delete would remove, counted by the server (untracked subnets' addresses too).
+  const deletion = useQuery({
+    queryKey: ['subnet', subnet.id, 'deletion'],
+    queryFn: () => api.subnets.delete(subnet.id, { dry_run: 'true' }),
+    retry: false,
+  });
+  const total = deletion.data && 'subnet_count' in deletion.data ? deletion.data : undefined;
   const children = subnet.children.length;
   const own =
     ownAddresses === undefined
@@ -337,6 +347,12 @@ function DeleteForm({
           <li>no child subnets: it has none.</li>
         )}
       </ul>
+      {total ? (
+        <p>
+          In all, this deletes {plural(total.subnet_count, 'subnet')} and{' '}
+          {plural(total.address_count, 'address record')}.
+        </p>
+      ) : null}
     </Confirm>
   );
 }
