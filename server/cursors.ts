@@ -33,3 +33,24 @@ export function assertOneWay(cursor: string | undefined, offset: number) {
   if (cursor !== undefined && offset !== 0)
     throw badRequest('offset: not with cursor (the cursor says where the page starts)');
 }
+
+/**
+ * Whether a cursor's part is a time as PostgreSQL writes a timestamptz (`2026-11-27 12:03:49.856123+00`), a
+ * real date and time: anything else would fail the statement's cast (a 500), not the request's cursor.
+ */
+export function isPostgresTime(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/.exec(value);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, se));
+  return (
+    y >= 1 &&
+    at.getUTCFullYear() === y &&
+    at.getUTCMonth() === mo - 1 &&
+    at.getUTCDate() === d &&
+    at.getUTCHours() === h &&
+    at.getUTCMinutes() === mi &&
+    at.getUTCSeconds() === se
+  );
+}

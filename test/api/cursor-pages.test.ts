@@ -182,6 +182,36 @@ describe('cursor pages of the activity log', () => {
     const bad = await org.api.call('listActivity', { query: { cursor: 'e30' } });
     expect(expectStatus(bad, 400).error).toMatch(/^cursor: /);
   });
+
+  it('400, never a 500, for a cursor whose parts the database could not read', async () => {
+    const org = await t.server.newOrg();
+    const hook = expectStatus(await org.api.call('createWebhook', { body: { url: receiver.url('/odd') } }), 201);
+    const cursorOf = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const log = 'the activity log';
+    const deliveries = `the deliveries of webhook ${hook.id}`;
+    const uuid = '00000000-0000-4000-8000-000000000000';
+    for (const at of ['1', '2026', '2026-02-30 00:00:00+00', '2026-11-27 25:00:00+00', '2026-11-27T12:00:00Z']) {
+      const answer = await org.api.call('listActivity', { query: { cursor: cursorOf([log, at, 5]) } });
+      expect([at, expectStatus(answer, 400).error]).toEqual([at, expect.stringMatching(/^cursor: /)]);
+    }
+    const good = '2026-11-27 12:03:49.856123+00';
+    expectStatus(await org.api.call('listActivity', { query: { cursor: cursorOf([log, good, 5]) } }), 200);
+    expect((await org.api.call('listActivity', { query: { cursor: cursorOf([log, good, 2 ** 60]) } })).status).toBe(
+      400,
+    );
+    for (const attempt of [2 ** 31, -1, 1.5]) {
+      const answer = await org.api.call('listWebhookDeliveries', {
+        params: { id: hook.id },
+        query: { cursor: cursorOf([deliveries, good, attempt, uuid]) },
+      });
+      expect([attempt, expectStatus(answer, 400).error]).toEqual([attempt, expect.stringMatching(/^cursor: /)]);
+    }
+    const last = await org.api.call('listWebhookDeliveries', {
+      params: { id: hook.id },
+      query: { cursor: cursorOf([deliveries, good, 2 ** 31 - 1, uuid]) },
+    });
+    expect(expectStatus(last, 200)).toEqual([]);
+  });
 });
 
 describe('cursor pages of a webhook’s deliveries', () => {

@@ -11,7 +11,7 @@ import {
   type ExportActivityQuery,
   type ListActivityQuery,
 } from '../../../contract/activity.contract';
-import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
+import { assertOneWay, decodeCursor, encodeCursor, isPostgresTime } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { pipeline, type Step } from '../../db/pipeline';
 import { badRequest } from '../../errors';
@@ -164,7 +164,7 @@ export async function listActivity(db: Db, caller: Principal, now: Date, query: 
   let more: boolean;
   if (query.cursor !== undefined) {
     const [at, id] = decodeCursor(ACTIVITY_LIST, query.cursor, 2);
-    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || !Number.isSafeInteger(id)) {
+    if (!isPostgresTime(at) || !Number.isSafeInteger(id)) {
       throw badRequest(`cursor: not a cursor of ${ACTIVITY_LIST}`);
     }
     read = await repo.page(db, filter, query.limit + 1, { after: { at, id: id as number } });

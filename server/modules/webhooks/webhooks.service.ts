@@ -16,7 +16,7 @@ import type {
   WebhookEventType,
 } from '../../../contract/webhooks.contract';
 import type { ServerContext } from '../../context';
-import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
+import { assertOneWay, decodeCursor, encodeCursor, isPostgresTime } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { badRequest, HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
@@ -147,7 +147,9 @@ export async function listWebhookDeliveries(
   if (query.cursor !== undefined) {
     const [at, attempt, after] = decodeCursor(list, query.cursor, 3);
     const uuid = typeof after === 'string' && /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(after);
-    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)) || !Number.isSafeInteger(attempt) || !uuid) {
+    // Within the columns' types, so that the comparison cannot fail the statement (attempt is an integer).
+    const attemptOk = Number.isSafeInteger(attempt) && (attempt as number) >= 0 && (attempt as number) <= 2 ** 31 - 1;
+    if (!isPostgresTime(at) || !attemptOk || !uuid) {
       throw badRequest(`cursor: not a cursor of ${list}`);
     }
     start = { after: { at, attempt: attempt as number, id: after as string } };
