@@ -50,7 +50,7 @@ export async function assertVersion(
   throw new HttpError(
     412,
     'precondition_failed',
-    `If-Match: the ${what} changed since ${tags.join(', ') || 'the version given'}; its current version is ${version}`,
+    `If-Match: ${what} changed since ${tags.join(', ') || 'the version given'}; its current version is ${version}`,
     { ETag: version },
   );
 }

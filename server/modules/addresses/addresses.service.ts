@@ -13,11 +13,10 @@ import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
-import { assertVersion } from '../../versions';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
-import { given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
+import { atVersion, given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
 import {
   type AddressHome,
@@ -213,11 +212,8 @@ export async function batchCreateAddresses(
 }
 
 /** The address locked, then its `If-Match` checked against its representation (412 when it moved on). */
-async function lockedAt(tx: Db, orgId: string, id: string, ifMatch: string | undefined) {
-  const row = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Address');
-  await assertVersion(ifMatch, () => toDto(row), 'address');
-  return row;
-}
+const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) =>
+  atVersion(await repo.getForUpdate(tx, orgId, id), 'Address', ifMatch, toDto);
 
 export async function updateAddress(
   db: Db,

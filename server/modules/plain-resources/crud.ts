@@ -10,11 +10,10 @@ import type { OrgRows } from '../../db/org-rows';
 import { transaction } from '../../db/pipeline';
 import { isUniqueViolation } from '../../errors';
 import type { Principal } from '../../principal';
-import { assertVersion } from '../../versions';
 import { type Actor, type ResourceType, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import type { LimitName } from '../plans/limits';
-import { orNotFound, uniqueOr } from '../shared/results';
+import { atVersion, orNotFound, uniqueOr } from '../shared/results';
 import { commitTransaction } from '../writes/writes';
 
 /** What the shared transactions need to know of one plain resource. */
@@ -65,11 +64,8 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
   /** Checks run in the transaction of a create or update before it writes (rows the values refer to). */
   type Check = (tx: Db) => Promise<void>;
   /** The row locked, then its `If-Match` checked against its representation (412 when it moved on). */
-  const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) => {
-    const row = orNotFound(await repo.getForUpdate(tx, orgId, id), name);
-    await assertVersion(ifMatch, () => represent(row), name);
-    return row;
-  };
+  const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) =>
+    atVersion(await repo.getForUpdate(tx, orgId, id), name, ifMatch, represent);
   return {
     name,
     ensure,

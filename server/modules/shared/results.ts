@@ -1,4 +1,5 @@
 import { duplicate, HttpError, isUniqueViolation, notFound } from '../../errors';
+import { assertVersion } from '../../versions';
 
 export function orNotFound<T>(row: T | undefined | null, resource: string): T {
   if (row === undefined || row === null) throw notFound(resource);
@@ -35,3 +36,18 @@ export function orRowError<T>(compute: () => T): T | RowOutcome {
 
 export const isRowOutcome = (value: unknown): value is RowOutcome =>
   typeof value === 'object' && value !== null && 'status' in value && 'error' in value;
+
+/**
+ * A row read with its lock: found (else a 404 naming `resource`) and still at the version an `If-Match` names
+ * (else a 412 with the current one; server/versions.ts), compared with its representation as its GET answers it.
+ */
+export async function atVersion<T>(
+  row: T | undefined | null,
+  resource: string,
+  ifMatch: string | undefined,
+  represent: (row: T) => unknown,
+): Promise<T> {
+  const found = orNotFound(row, resource);
+  await assertVersion(ifMatch, () => represent(found), resource);
+  return found;
+}

@@ -118,7 +118,7 @@ export async function getSubnet(db: Db, caller: Principal, id: string) {
 
 /** `If-Match` against the subnet's representation, its GET's answer, read in the write's transaction. */
 const assertSubnetVersion = (tx: Db, caller: Principal, id: string, ifMatch: string | undefined) =>
-  assertVersion(ifMatch, () => getSubnet(tx, caller, id), 'subnet');
+  assertVersion(ifMatch, () => getSubnet(tx, caller, id), 'Subnet');
 
 /** The fields of a subnet as POST /subnets and the import check them; references are given as ids. */
 type SubnetFields = Omit<z.infer<typeof CreateSubnetBody>, 'folder_id' | 'vlan_id' | 'vrf_id' | 'location_id'>;

@@ -21,10 +21,9 @@ import type { Db } from '../../db/connection';
 import { badRequest, HttpError, isForeignKeyViolation, notFound } from '../../errors';
 import { assertAllowedUrl, type OutboundPolicy, postJson } from '../../net/outbound';
 import type { Principal } from '../../principal';
-import { assertVersion } from '../../versions';
 import { recordActivity, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
-import { given, orNotFound } from '../shared/results';
+import { atVersion, given, orNotFound } from '../shared/results';
 import { first } from '../shared/rows';
 import { commitTransaction } from '../writes/writes';
 import { type DeliveryRow, insertDelivery, listDeliveries } from './deliveries.repo';
@@ -69,11 +68,8 @@ export async function listWebhooks(context: ServerContext, caller: Principal) {
 }
 
 /** The subscription locked, then its `If-Match` checked against its representation (412 when it moved on). */
-async function lockedAt(tx: Db, orgId: string, id: string, ifMatch: string | undefined) {
-  const row = orNotFound(await repo.getForUpdate(tx, orgId, id), 'Webhook');
-  await assertVersion(ifMatch, () => toDto(row), 'webhook');
-  return row;
-}
+const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) =>
+  atVersion(await repo.getForUpdate(tx, orgId, id), 'Webhook', ifMatch, toDto);
 
 export async function getWebhook(context: ServerContext, caller: Principal, id: string) {
   return toDto(orNotFound(await repo.get(context.db, caller.orgId, id), 'Webhook'));
