@@ -4,6 +4,7 @@ import { addressesContract } from './addresses.contract';
 import { apiKeysContract } from './api-keys.contract';
 import { authContract } from './auth.contract';
 import { billingContract } from './billing.contract';
+import { changesContract } from './changes.contract';
 import { foldersContract } from './folders.contract';
 import { exportContract, importContract } from './import-export.contract';
 import { locationsContract } from './locations.contract';
@@ -35,6 +36,7 @@ export const contract = c.router(
     exports: exportContract,
     search: searchContract,
     activity: activityContract,
+    changes: changesContract,
     tools: toolsContract,
   },
   { pathPrefix: '/api/v1', strictStatusCodes: true },

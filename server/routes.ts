@@ -2,7 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract, type RouteMeta } from '../contract';
 import { contractRoutes } from '../contract/routes';
 import type { ServerContext } from './context';
-import { activityRouter } from './modules/activity/activity.router';
+import { activityRouter, changesRouter } from './modules/activity/activity.router';
 import { addressesRouter, allocateAddress } from './modules/addresses/addresses.router';
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { authRouter } from './modules/auth/auth.router';
@@ -36,6 +36,7 @@ export function buildRouter(context: ServerContext) {
     apiKeys: apiKeysRouter(context),
     team: teamRouter(context),
     activity: activityRouter(context),
+    changes: changesRouter(context),
     billing: billingRouter(context),
     imports: importsRouter(context),
     exports: exportsRouter(context),

@@ -18,6 +18,7 @@ const codes = z.enum([
   'method_not_allowed',
   'exhausted',
   'idempotency_in_flight',
+  'cursor_expired',
   'precondition_failed',
   'payload_too_large',
   'unsupported_media_type',
@@ -50,6 +51,8 @@ export const errorCodeDescriptions: { readonly [C in z.infer<typeof codes>]: str
   method_not_allowed: '405: the path does not take this method; the Allow header lists those it takes',
   exhausted: '409: too few free addresses or blocks for the allocation',
   idempotency_in_flight: '409: a request with the same Idempotency-Key is still running; retry after Retry-After',
+  cursor_expired:
+    '410: the change feed no longer keeps the changes after this cursor (older than the plan’s retention)',
   precondition_failed:
     '412: the resource changed since the version in If-Match; the answer’s ETag is its current version',
   payload_too_large: '413: the request body is over the size limit',
@@ -124,6 +127,7 @@ export const errorDescriptions: Record<number, string> = {
   403: 'Insufficient permissions (key scope, plan API access, role) or a cookie write without the CSRF header',
   404: 'Not found in the caller’s organisation',
   409: 'Conflict: a request with the same Idempotency-Key is still running (retry it later), or (allocation) too few free addresses or blocks',
+  410: 'The cursor is older than the changes kept (the plan’s retention): read the current state again and follow after=now',
   412: 'If-Match names none of the resource’s current version, which the ETag header carries: read it again and retry',
   413: 'Request body too large',
   415: 'Request body is not JSON',
@@ -133,7 +137,7 @@ export const errorDescriptions: Record<number, string> = {
   503: 'A dependency is unavailable',
 };
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 429 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 412 | 413 | 415 | 422 | 429 | 502 | 503;
 
 /** The error responses of a route, each answering `ApiError`. */
 export function errors<const S extends readonly ErrorStatus[]>(...statuses: S): { [K in S[number]]: typeof ApiError } {

@@ -9,6 +9,8 @@ export interface Statement {
   text: string;
   /** A write run outside a transaction takes a pooled connection, never the multiplexed reads' (multiplexer.ts). */
   writes?: boolean;
+  /** May wait on a lock: outside a transaction it takes a pooled connection too (a wait there would hold up every read behind it). */
+  waits?: boolean;
   /** Planned for its values on every call (sent unnamed), never with a generic plan. */
   planEachCall?: boolean;
   /**
@@ -36,7 +38,8 @@ export async function runStatement<Row>(db: Db, statement: Statement, values: un
   const link = db[driverLink];
   switch (link?.kind) {
     case 'pool':
-      if (writes) return (await link.pool.query<Row & pg.QueryResultRow>({ name, text, values })).rows;
+      if (writes || statement.waits)
+        return (await link.pool.query<Row & pg.QueryResultRow>({ name, text, values })).rows;
       return link.statements.query<Row>(name, text, values);
     case 'connection':
       return (await link.client.query({ name, text, values })).rows;
@@ -108,7 +111,7 @@ const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE)\b/i;
 export function prepared<Row, Params extends object = Record<never, never>>(
   name: string,
   named: string,
-  options: Pick<Statement, 'planEachCall' | 'genericPlan'> = {},
+  options: Pick<Statement, 'planEachCall' | 'genericPlan' | 'waits'> = {},
 ) {
   const order: string[] = [];
   const text = named.replace(PARAMETER, (_, param: string) => {

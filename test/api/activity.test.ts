@@ -179,14 +179,24 @@ describe('entries for subnets', () => {
     });
   });
 
-  it('records a split as one entry on the original with the parts', async () => {
+  it('records a split as an entry on the original with the parts, then a create of each part', async () => {
     const { api } = await fresh();
-    const original = await createSubnet(api, '10.3.0.0/24');
-    await ok(api, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 4 } });
-    const { entries } = await log(api);
-    expect(entries.map((e) => e.action)).toEqual(['split', 'create']);
-    expect(entries[0]).toMatchObject({ resource_type: 'subnet', resource_id: original.id });
-    expect(entries[0]?.changes).toEqual({
+    const original = await createSubnet(api, '10.3.0.0/24', { name: 'lab' });
+    const parts = await ok(api, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 4 } });
+    const entries = (await log(api)).entries.reverse();
+    expect(entries.map((e) => [e.action, e.resource_id])).toEqual([
+      ['create', original.id],
+      ['split', original.id],
+      ...parts.map((part) => ['create', part.id]),
+    ]);
+    expect(entries[2]?.changes).toEqual({
+      network: [null, '10.3.0.0/26'],
+      name: [null, 'lab'],
+      is_pool: [null, false],
+      scan_enabled: [null, false],
+      tracked: [null, true],
+    });
+    expect(entries[1]?.changes).toEqual({
       network: ['10.3.0.0/24', null],
       parts: [null, ['10.3.0.0/26', '10.3.0.64/26', '10.3.0.128/26', '10.3.0.192/26']],
       addresses_removed: [0, 0],

@@ -66,6 +66,7 @@ const LEAST_ROLE: Record<string, Role> = {
   searchIpam: 'viewer',
   listActivity: 'viewer',
   listActivityFilters: 'viewer',
+  listChanges: 'viewer',
   exportActivity: 'viewer',
   // Own API keys: viewers list theirs, editors also create and revoke theirs.
   listApiKeys: 'viewer',

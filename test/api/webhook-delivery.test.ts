@@ -111,14 +111,17 @@ describe('events for every change of the IPAM resources', () => {
     expect(received(h, sub)[1]?.data.changes).toEqual({ status: ['assigned', 'reserved'] });
   });
 
-  it('sends subnet.split with the original network and the parts', async () => {
+  it('sends subnet.split with the original network and the parts, then subnet.created for each part', async () => {
     const org = await h.org();
     const original = await createSubnet(org.api, '10.3.0.0/24');
     const sub = await subscribe(h, org);
-    await ok(org, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 2 } });
+    const parts = await ok(org, 'splitSubnet', 200, { params: { id: original.id }, body: { parts: 2 } });
     await h.worker.runOnce();
     const [event] = received(h, sub);
-    expect(received(h, sub)).toHaveLength(1);
+    expect(summary(received(h, sub)).map(([type, id]) => [type, id])).toEqual([
+      ['subnet.split', original.id],
+      ...parts.map((part) => ['subnet.created', part.id]),
+    ]);
     expect(event?.type).toBe('subnet.split');
     expect(event?.data).toMatchObject({
       id: original.id,

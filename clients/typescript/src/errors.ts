@@ -112,6 +112,13 @@ export class ConflictError extends ApiError {
   override name = 'ConflictError';
 }
 /**
+ * 410: the change feed no longer keeps the changes after this cursor (older than the plan's retention). Read the
+ * current state again and follow from `after: 'now'`.
+ */
+export class CursorExpiredError extends ApiError {
+  override name = 'CursorExpiredError';
+}
+/**
  * 412: the resource changed since the version sent in `ifMatch`; `headers.get('etag')` is its current version.
  * Read it again, reapply your change, and send it with the new version.
  */
@@ -154,6 +161,7 @@ const BY_STATUS: Record<number, typeof ApiError> = {
   403: PermissionDeniedError,
   404: NotFoundError,
   409: ConflictError,
+  410: CursorExpiredError,
   412: PreconditionFailedError,
   413: PayloadTooLargeError,
   415: UnsupportedMediaTypeError,

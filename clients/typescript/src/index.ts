@@ -9,12 +9,15 @@
  * - exact counts of addresses: JSON integers past 2^53 read as bigints (json.ts), typed so (counts.ts).
  */
 
+import { type FollowParams, followChanges } from './changes.js';
 import type { ExactAnswer } from './counts.js';
 import { rateLimitOf } from './errors.js';
 import * as endpoints from './generated/endpoints.js';
 import type {
   ActivityEntry,
   Address,
+  Change,
+  ChangePage,
   ListActivityParams,
   ListSubnetAddressesParams,
   WebhookDelivery,
@@ -29,6 +32,7 @@ import {
 } from './pagination.js';
 import { type LastResponse, type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
 
+export type { FollowParams } from './changes.js';
 // These take the place of the generated types of the same names (`export *` below): counts may be bigints.
 export type {
   AddressCount,
@@ -50,6 +54,7 @@ export {
   BadGatewayError,
   BadRequestError,
   ConflictError,
+  CursorExpiredError,
   InternalServerError,
   isErrorCode,
   NotFoundError,
@@ -104,6 +109,14 @@ export interface IteratorMethods {
   readonly activity: {
     /** Every activity entry matching the filters, newest first, `limit` (default 500) per request. */
     iterate(params?: ListActivityParams, options?: RequestOptions): AsyncGenerator<ActivityEntry, void, undefined>;
+  };
+  readonly changes: {
+    /**
+     * Every change after `after` in commit order, then each one as it commits (polling every `pollInterval` ms),
+     * until `signal` aborts (or, with `untilCaughtUp`, until none is left); a cursor too old throws
+     * `CursorExpiredError`. Keep the last change's `cursor` to resume after it.
+     */
+    follow(params?: FollowParams, options?: RequestOptions): AsyncGenerator<Change, void, undefined>;
   };
   readonly webhooks: {
     /** Every recorded delivery of a subscription, newest first, `limit` (default 100) per request. */
@@ -186,6 +199,15 @@ export function createClient(config: ClientConfig): IpamClient {
   ) => iterateAddresses(page('listSubnetAddresses', [subnetId], filters), { limit, offset }, options);
   groups.activity.iterate = ({ limit, offset, ...filters }: ListActivityParams = {}, options?: RequestOptions) =>
     iterateActivity(page('listActivity', [], filters), { limit, offset }, options);
+  groups.changes.follow = (params?: FollowParams, options?: RequestOptions) =>
+    followChanges(
+      (after, limit, pageOptions) =>
+        call('listChanges', [{ after, limit }, pageOptions], { throwOnError: true }) as Promise<
+          HttpResponse<ChangePage>
+        >,
+      params,
+      options,
+    );
   groups.webhooks.iterateDeliveries = (webhookId: string, params: PageParams = {}, options?: RequestOptions) =>
     iterateDeliveries(page('listWebhookDeliveries', [webhookId], {}), params, options);
 

@@ -75,6 +75,7 @@ export const RESOURCES = {
     cancelInvitation: 'cancelTeamInvitation',
   },
   activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
+  changes: { list: 'listChanges' },
   auth: {
     methods: 'getSignInMethods',
     me: 'getCurrentUser',

@@ -24,6 +24,32 @@ export type ActivityAction =
   | 'role_change'
   | 'remove_member';
 
+/** What an action did to its object, as the change feed says it: created, changed or removed it. */
+export type Operation = 'create' | 'update' | 'delete';
+
+const OPERATION: Record<Exclude<ActivityAction, 'import'>, Operation> = {
+  create: 'create',
+  batch_create: 'create',
+  invite: 'create',
+  update: 'update',
+  batch_update: 'update',
+  rotate_secret: 'update',
+  role_change: 'update',
+  delete: 'delete',
+  batch_delete: 'delete',
+  split: 'delete',
+  revoke: 'delete',
+  remove_member: 'delete',
+};
+
+/** The operation of an entry: an imported object is created when it held no value before, else updated. */
+export function operationOf(action: string, changes: Changes): Operation {
+  if (action === 'import') {
+    return Object.values(changes).every((pair) => pair?.[0] === null) ? 'create' : 'update';
+  }
+  return OPERATION[action as Exclude<ActivityAction, 'import'>] ?? 'update';
+}
+
 /** IPAM resources, and the kinds of object the team, key, webhook and organisation routes change. */
 export type ResourceType =
   | 'folder'

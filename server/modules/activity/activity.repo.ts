@@ -172,16 +172,24 @@ export const exportPage = (db: Db, f: ActivityFilter, cursor: EntryPosition | nu
     .orderBy(...newestFirst)
     .limit(limit);
 
+/** Days an organisation keeps its log: its override, else its plan's figure (`:planDays`); null keeps everything. */
+const RETENTION_DAYS = `CASE WHEN o.limit_overrides ? 'activity_retention_days'
+    THEN (o.limit_overrides ->> 'activity_retention_days')::float8
+    ELSE (:planDays::jsonb ->> o.plan)::float8
+  END`;
+
 const expiredPurged = prepared<{ n: number }, { now: string; planDays: string }>(
   'activity_purge_expired',
-  `WITH expired AS (
+  `WITH commits AS (
+     DELETE FROM change_commits c USING organizations o
+     WHERE c.org_id = o.id AND c.committed_at < :now::timestamptz - interval '1 day' * (${RETENTION_DAYS})
+     RETURNING c.org_id, c.seq),
+   floors AS (
+     INSERT INTO change_floors (org_id, seq) SELECT org_id, max(seq) FROM commits GROUP BY org_id
+     ON CONFLICT (org_id) DO UPDATE SET seq = greatest(change_floors.seq, excluded.seq)),
+   expired AS (
      DELETE FROM activity a USING organizations o
-     WHERE a.org_id = o.id
-       AND a.created_at < :now::timestamptz - interval '1 day' * (
-         CASE WHEN o.limit_overrides ? 'activity_retention_days'
-           THEN (o.limit_overrides ->> 'activity_retention_days')::float8
-           ELSE (:planDays::jsonb ->> o.plan)::float8
-         END)
+     WHERE a.org_id = o.id AND a.created_at < :now::timestamptz - interval '1 day' * (${RETENTION_DAYS})
      RETURNING 1)
    SELECT count(*)::int AS n FROM expired`,
 );
@@ -189,7 +197,8 @@ const expiredPurged = prepared<{ n: number }, { now: string; planDays: string }>
 /**
  * Deletes every entry older than its organisation's retention at `now`: the override
  * `activity_retention_days` when the organisation has one (null there = keep forever), else its plan's
- * figure from `planDays`. Answers how many entries were deleted.
+ * figure from `planDays`. The change feed's commits go with them, the last one removed kept as the
+ * organisation's floor (a cursor before it is expired). Answers how many entries were deleted.
  */
 export async function purgeExpired(db: Db, now: Date, planDays: Record<string, number | null>) {
   const rows = await expiredPurged(db, { now: now.toISOString(), planDays: JSON.stringify(planDays) });

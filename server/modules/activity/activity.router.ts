@@ -5,6 +5,7 @@ import { principalOf } from '../../http/auth';
 import { nextPageHeaders } from '../../http/pages';
 import { csvDownload } from '../shared/csv';
 import * as service from './activity.service';
+import { listChanges } from './change-feed.service';
 
 const s = initServer();
 
@@ -21,4 +22,12 @@ export const activityRouter = (context: ServerContext) =>
     }),
     exportActivity: async ({ req, res, query }) =>
       csvDownload(res, service.exportActivity(context.db, principalOf(req), context.now(), query), 'activity.csv'),
+  });
+
+export const changesRouter = (context: ServerContext) =>
+  s.router(contract.changes, {
+    listChanges: async ({ req, query }) => ({
+      status: 200,
+      body: await listChanges(context.db, principalOf(req), context.now(), query),
+    }),
   });

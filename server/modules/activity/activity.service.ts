@@ -120,7 +120,7 @@ export const recordDelete = (
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The oldest moment the caller's plan still shows, or null when its retention is unlimited. */
-function retentionCutoff(caller: Principal, now: Date): Date | null {
+export function retentionCutoff(caller: Principal, now: Date): Date | null {
   const days = effectiveLimits(caller.plan, caller.limitOverrides).activity_retention_days;
   return days === null ? null : new Date(now.getTime() - days * DAY_MS);
 }

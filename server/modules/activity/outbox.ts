@@ -11,7 +11,7 @@ import type { WebhookEvent } from '../../../contract/webhook-events';
 import type { ChangeFeed } from '../../db/change-feed';
 import { changeFeedOf, type Db } from '../../db/connection';
 import type { Step } from '../../db/pipeline';
-import type { ActivityRecord } from './activity.changes';
+import { type ActivityRecord, operationOf } from './activity.changes';
 import type { ExistingIn } from './activity.repo';
 import { activeSubscriptionsOf, insertEventsStep, type Subscription } from './outbox.repo';
 
@@ -21,14 +21,7 @@ type EventResource = (typeof EVENT_RESOURCES)[number];
 const isEventResource = (resource: string): resource is EventResource =>
   (EVENT_RESOURCES as readonly string[]).includes(resource);
 
-const VERB: Record<string, 'created' | 'updated' | 'deleted'> = {
-  create: 'created',
-  update: 'updated',
-  delete: 'deleted',
-  batch_create: 'created',
-  batch_update: 'updated',
-  batch_delete: 'deleted',
-};
+const VERB = { create: 'created', update: 'updated', delete: 'deleted' } as const;
 
 type WithoutTimestamp<T> = T extends unknown ? Omit<T, 'timestamp'> : never;
 
@@ -49,14 +42,8 @@ function eventOf(entry: ActivityRecord): PendingEvent | null {
     const [, parts] = changes.parts ?? [];
     return { type: 'subnet.split', data: { ...data, original: String(original), parts: parts as string[] } };
   }
-  // An imported object is created when it held no value before, else updated.
-  const verb =
-    entry.action === 'import'
-      ? Object.values(entry.changes as Record<string, Pair>).every((pair) => pair?.[0] === null)
-        ? 'created'
-        : 'updated'
-      : VERB[entry.action];
-  return verb ? { type: `${resource}.${verb}`, data } : null;
+  const verb = VERB[operationOf(entry.action, entry.changes)];
+  return { type: `${resource}.${verb}`, data };
 }
 
 /** How long a cached answer is kept at most (a safety net: changes are notified). */

@@ -3,7 +3,8 @@ import type { Db } from '../../db/connection';
 import { badRequest, duplicate } from '../../errors';
 import { BITS, formatCidr, splitCidr, splitPrefix } from '../../ipam';
 import type { Principal } from '../../principal';
-import { recordActivity } from '../activity/activity.service';
+import { created, subnetFields } from '../activity/activity.changes';
+import { recordActivities } from '../activity/activity.service';
 import { assertLimitLocked } from '../identity/limit-check';
 import { commitTransaction } from '../writes/writes';
 import { spaceOf } from './spaces';
@@ -41,7 +42,7 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     await repo.remove(tx, orgId, id);
     const folderId = gone.includes('folder_id') ? null : row.folderId;
     const inherited = { folderId, name: row.name, vrfId: row.vrfId, isPool: row.isPool };
-    const created = await repo.insertMany(
+    const pieces = await repo.insertMany(
       tx,
       orgId,
       networks.map((network) => ({ ...inherited, network, parentId: row.parentId })),
@@ -49,18 +50,27 @@ export async function splitSubnet(db: Db, caller: Principal, id: string, parts: 
     await writes.nestInserted(
       tx,
       orgId,
-      created.map((c) => c.id),
+      pieces.map((piece) => piece.id),
     );
-    await recordActivity(tx, caller, {
-      action: 'split',
-      resourceType: 'subnet',
-      resourceId: id,
-      changes: {
-        network: [row.network, null],
-        parts: [null, networks],
-        addresses_removed: [addressesRemoved, 0],
+    // The split on the original, then each part's creation: a feed or a webhook receiver learns the parts' ids.
+    await recordActivities(tx, caller, [
+      {
+        action: 'split',
+        resourceType: 'subnet',
+        resourceId: id,
+        changes: {
+          network: [row.network, null],
+          parts: [null, networks],
+          addresses_removed: [addressesRemoved, 0],
+        },
       },
-    });
-    return created.map((c) => ({ id: c.id, network: c.network }));
+      ...pieces.map((piece) => ({
+        action: 'create' as const,
+        resourceType: 'subnet' as const,
+        resourceId: piece.id,
+        changes: created(subnetFields(piece)),
+      })),
+    ]);
+    return pieces.map((piece) => ({ id: piece.id, network: piece.network }));
   });
 }

@@ -68,6 +68,7 @@ export interface MessageResponse {
  * - `method_not_allowed` — 405: the path does not take this method; the Allow header lists those it takes
  * - `exhausted` — 409: too few free addresses or blocks for the allocation
  * - `idempotency_in_flight` — 409: a request with the same Idempotency-Key is still running; retry after Retry-After
+ * - `cursor_expired` — 410: the change feed no longer keeps the changes after this cursor (older than the plan’s retention)
  * - `precondition_failed` — 412: the resource changed since the version in If-Match; the answer’s ETag is its current version
  * - `payload_too_large` — 413: the request body is over the size limit
  * - `unsupported_media_type` — 415: the request body is not JSON
@@ -114,6 +115,8 @@ export const ErrorCode = {
   exhausted: 'exhausted',
   /** 409: a request with the same Idempotency-Key is still running; retry after Retry-After */
   idempotency_in_flight: 'idempotency_in_flight',
+  /** 410: the change feed no longer keeps the changes after this cursor (older than the plan’s retention) */
+  cursor_expired: 'cursor_expired',
   /** 412: the resource changed since the version in If-Match; the answer’s ETag is its current version */
   precondition_failed: 'precondition_failed',
   /** 413: the request body is over the size limit */
@@ -2204,6 +2207,67 @@ export interface ActivityFilters {
 }
 
 /**
+ * What happened to the object: `create` (every field it holds, `[null, value]`), `update` (the fields that changed, `[old, new]`) or `delete` (the fields it held, `[value, null]`)
+ */
+export type ChangeOperation = (typeof ChangeOperation)[keyof typeof ChangeOperation];
+
+export const ChangeOperation = {
+  create: 'create',
+  update: 'update',
+  delete: 'delete',
+} as const;
+
+/**
+ * What changed, `{field: [old, new]}`, as in the activity entry
+ */
+export type ChangeChanges = { [key: string]: unknown };
+
+/**
+ * One change of the organisation’s data, in commit order
+ */
+export interface Change {
+  /** Position of this change in the feed: `after=` it resumes right after it */
+  cursor: string;
+  /** What happened to the object: `create` (every field it holds, `[null, value]`), `update` (the fields that changed, `[old, new]`) or `delete` (the fields it held, `[value, null]`) */
+  operation: ChangeOperation;
+  /** The activity action that made it: create, update, delete, split, import, batch_create … */
+  action: string;
+  /** Kind of object changed, e.g. subnet, address, folder, webhook */
+  resource_type: string;
+  /**
+   * Id of the object changed
+   * @nullable
+   */
+  resource_id: string | null;
+  /** What changed, `{field: [old, new]}`, as in the activity entry */
+  changes: ChangeChanges;
+  /**
+   * The id of the activity entry that records it
+   * @minimum 1
+   */
+  activity_id: number;
+  /**
+   * User who made the change; null when made by the system or a deleted user
+   * @nullable
+   */
+  user_id: string | null;
+  /** Time of the transaction that made it */
+  created_at: string;
+}
+
+/**
+ * A page of the change feed
+ */
+export interface ChangePage {
+  /** The changes after `after`, oldest commit first */
+  changes: Change[];
+  /** `after=` this for the next page; on the last page, where to poll from for changes to come */
+  next_cursor: string;
+  /** Whether changes already committed follow this page */
+  has_more: boolean;
+}
+
+/**
  * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
  * @nullable
  */
@@ -3289,6 +3353,21 @@ export type ExportActivityParams = {
    * Only entries created at or before this RFC 3339 timestamp
    */
   until?: string;
+};
+
+export type ListChangesParams = {
+  /**
+   * Where to resume: the `cursor` of the last change seen (or the `next_cursor` of the last page); the page starts right after it. `now` starts after the last change committed (an empty page whose `next_cursor` is where to follow from). Without it, the feed starts at the oldest change kept.
+   * @minLength 1
+   * @maxLength 1024
+   */
+  after?: string;
+  /**
+   * Changes per page, 1 to 1000 (default 100)
+   * @minimum 1
+   * @maximum 1000
+   */
+  limit?: number;
 };
 
 export type LookupDnsParams = {

@@ -28,6 +28,7 @@ import type {
   BillingSessionUrl,
   BillingStripeEvent,
   BillingStripeWebhookAck,
+  ChangePage,
   CheckDmarcRecordParams,
   CheckDnsPropagationParams,
   CheckHttp2SupportParams,
@@ -60,6 +61,7 @@ import type {
   ImportSubnetsResponse,
   InspectHttpHeadersParams,
   ListActivityParams,
+  ListChangesParams,
   ListSubnetAddressesParams,
   ListSubnetsParams,
   ListWebhookDeliveriesParams,
@@ -6114,6 +6116,79 @@ export const exportActivity = async (
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<exportActivityResponse> => {
   return ipamFetch<exportActivityResponse>(getExportActivityUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type listChangesResponse200 = {
+  data: ChangePage;
+  status: 200;
+};
+
+export type listChangesResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type listChangesResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type listChangesResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type listChangesResponse410 = {
+  data: ApiError;
+  status: 410;
+};
+
+export type listChangesResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type listChangesResponseSuccess = listChangesResponse200 & {
+  headers: Headers;
+};
+export type listChangesResponseError = (
+  | listChangesResponse400
+  | listChangesResponse401
+  | listChangesResponse403
+  | listChangesResponse410
+  | listChangesResponse429
+) & {
+  headers: Headers;
+};
+
+export type listChangesResponse = listChangesResponseSuccess | listChangesResponseError;
+
+export const getListChangesUrl = (params?: ListChangesParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/changes?${stringifiedParams}` : `/api/v1/changes`;
+};
+
+/**
+ * Every create, update and delete of the organisation’s objects (the activity log’s entries), in commit order: a change committed later never appears before a cursor already handed out, so resuming `after` the last cursor seen misses nothing and repeats nothing, whatever others write meanwhile. The changes of one transaction are consecutive, in the order it made them. Changes are kept as long as the activity log (the plan’s retention); a cursor older than that is a 410 `cursor_expired`: read the current state again and follow `after=now`.
+ * @summary Follow the change feed
+ */
+export const listChanges = async (
+  params?: ListChangesParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listChangesResponse> => {
+  return ipamFetch<listChangesResponse>(getListChangesUrl(params), {
     ...options,
     method: 'GET',
   });

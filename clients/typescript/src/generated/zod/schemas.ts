@@ -4010,6 +4010,73 @@ export const ExportActivityQueryParams = zod
 export const ExportActivityResponse = zod.unknown();
 
 /**
+ * Every create, update and delete of the organisation’s objects (the activity log’s entries), in commit order: a change committed later never appears before a cursor already handed out, so resuming `after` the last cursor seen misses nothing and repeats nothing, whatever others write meanwhile. The changes of one transaction are consecutive, in the order it made them. Changes are kept as long as the activity log (the plan’s retention); a cursor older than that is a 410 `cursor_expired`: read the current state again and follow `after=now`.
+ * @summary Follow the change feed
+ */
+export const listChangesQueryAfterMax = 1024;
+
+export const listChangesQueryLimitDefault = 100;
+export const listChangesQueryLimitMax = 1000;
+
+export const ListChangesQueryParams = zod
+  .object({
+    after: zod
+      .string()
+      .min(1)
+      .max(listChangesQueryAfterMax)
+      .optional()
+      .describe(
+        'Where to resume: the `cursor` of the last change seen (or the `next_cursor` of the last page); the page starts right after it. `now` starts after the last change committed (an empty page whose `next_cursor` is where to follow from). Without it, the feed starts at the oldest change kept.',
+      ),
+    limit: zod
+      .number()
+      .int()
+      .min(1)
+      .max(listChangesQueryLimitMax)
+      .default(listChangesQueryLimitDefault)
+      .describe('Changes per page, 1 to 1000 (default 100)'),
+  })
+  .strict();
+
+export const ListChangesResponse = zod
+  .object({
+    changes: zod
+      .array(
+        zod
+          .object({
+            cursor: zod.string().describe('Position of this change in the feed: `after=` it resumes right after it'),
+            operation: zod
+              .enum(['create', 'update', 'delete'])
+              .describe(
+                'What happened to the object: `create` (every field it holds, `[null, value]`), `update` (the fields that changed, `[old, new]`) or `delete` (the fields it held, `[value, null]`)',
+              ),
+            action: zod
+              .string()
+              .describe('The activity action that made it: create, update, delete, split, import, batch_create …'),
+            resource_type: zod.string().describe('Kind of object changed, e.g. subnet, address, folder, webhook'),
+            resource_id: zod.string().uuid().nullable().describe('Id of the object changed'),
+            changes: zod
+              .record(zod.string(), zod.unknown())
+              .describe('What changed, `{field: [old, new]}`, as in the activity entry'),
+            activity_id: zod.number().int().min(1).describe('The id of the activity entry that records it'),
+            user_id: zod
+              .string()
+              .uuid()
+              .nullable()
+              .describe('User who made the change; null when made by the system or a deleted user'),
+            created_at: zod.string().datetime({ offset: true }).describe('Time of the transaction that made it'),
+          })
+          .describe('One change of the organisation’s data, in commit order'),
+      )
+      .describe('The changes after `after`, oldest commit first'),
+    next_cursor: zod
+      .string()
+      .describe('`after=` this for the next page; on the last page, where to poll from for changes to come'),
+    has_more: zod.boolean().describe('Whether changes already committed follow this page'),
+  })
+  .describe('A page of the change feed');
+
+/**
  * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist or has no such records answers 200 with empty records and null ttl, each result’s `rcode` telling them apart (`NXDOMAIN`: no such name; `NOERROR`: no records of the type); a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records and that `rcode`; one that does not answer within 2 seconds yields empty records, null ttl and rcode, and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
  * @summary Look up DNS records
  */
