@@ -50,13 +50,14 @@ export const subnetsContract = c.router({
       'Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of ' +
       'its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused ' +
       '(400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and ' +
-      'the create still succeeds. Counts against the plan’s subnet limit (402 when reached).',
+      'the create still succeeds. The subnet is answered as its GET shows it: its `children` are the subnets it ' +
+      'adopted (with `dry_run=true`, those it would adopt). Counts against the plan’s subnet limit (402 when reached).',
     metadata: dryRunnable(idempotent(meta.write)),
     query: DryRunQuery,
     headers: IdempotencyHeaders,
     body: CreateSubnetBody,
     responses: {
-      201: z.union([Subnet, SubnetCreatedWithWarnings]),
+      201: z.union([SubnetDetail, SubnetCreatedWithWarnings]),
       ...errors(400, 401, 402, 403, 409, 413, 415, 422, 429),
     },
   },

@@ -149,7 +149,7 @@ export const SubnetOverlapWarning = extendApi(
 export const SubnetCreatedWithWarnings = extendApi(
   z
     .object({
-      subnet: Subnet,
+      subnet: SubnetDetail,
       warnings: z.array(SubnetOverlapWarning).describe('Overlapping ranges in other VRFs'),
     })
     .strict(),

@@ -1,6 +1,18 @@
 /** Drizzle table definitions for querying. The SQL in migrations/ is the source of the schema. */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, cidr, inet, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  cidr,
+  customType,
+  inet,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { Plan, Role } from '../../contract/common/enums';
 
 const id = () => uuid('id').primaryKey().defaultRandom();
@@ -166,6 +178,9 @@ export const oauthFlows = pgTable('oauth_flows', {
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
 });
 
+/** A transaction id (`pg_current_xact_id()`), as PostgreSQL writes it. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+
 /** The activity (audit) log (migration 0006): `changes` is {field: [old, new]} with the API's field names. */
 export const activity = pgTable('activity', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
@@ -176,6 +191,8 @@ export const activity = pgTable('activity', {
   resourceId: uuid('resource_id'),
   changes: jsonb('changes').$type<Record<string, unknown>>().notNull(),
   createdAt: createdAt(),
+  /** Its transaction (migration 0020), which the change feed numbers at commit; null before the feed existed. */
+  xid: xid8('xid'),
 });
 
 export const webhooks = pgTable('webhooks', {

@@ -254,7 +254,9 @@ describe('the change feed against a model', () => {
       const ids = seen.map((c) => c.activity_id);
       expect(new Set(ids).size).toBe(ids.length);
       const stored = rowsOf<{ id: string }>(
-        await t.server.database.db.execute(sql`SELECT a.id::text AS id FROM activity a WHERE a.org_id = ${org.orgId} ORDER BY a.id`),
+        await t.server.database.db.execute(
+          sql`SELECT a.id::text AS id FROM activity a WHERE a.org_id = ${org.orgId} ORDER BY a.id`,
+        ),
       ).map((r) => Number(r.id));
       expect([...ids].sort((a, b) => a - b)).toEqual(stored);
 

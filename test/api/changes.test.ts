@@ -42,7 +42,7 @@ const folder = async (api: ApiClient, name: string) =>
   expectStatus(await api.call('createFolder', { body: { name } }), 201);
 type Pair = [unknown, unknown];
 /** The new value a change gives `field`. */
-const valueOf = (change: { changes: Record<string, unknown> }, field: string) =>
+const newValueOf = (change: { changes: Record<string, unknown> }, field: string) =>
   (change.changes[field] as Pair | undefined)?.[1];
 const summary = (changes: { operation: string; resource_type: string; resource_id: string | null }[]) =>
   changes.map((c) => [c.operation, c.resource_type, c.resource_id]);
@@ -74,10 +74,10 @@ describe('the feed', () => {
     expect(first.has_more).toBe(true);
     expect(first.next_cursor).toBe(first.changes[1]?.cursor);
     const rest = await drain(api, defined(first.changes[1], 'the second change').cursor, 2);
-    expect([...first.changes, ...rest.changes].map((c) => valueOf(c, 'name'))).toEqual(names);
+    expect([...first.changes, ...rest.changes].map((c) => newValueOf(c, 'name'))).toEqual(names);
     expect((await page(api, { after: rest.cursor })).changes).toEqual([]);
     await folder(api, 'f');
-    expect((await drain(api, rest.cursor)).changes.map((c) => valueOf(c, 'name'))).toEqual(['f']);
+    expect((await drain(api, rest.cursor)).changes.map((c) => newValueOf(c, 'name'))).toEqual(['f']);
   });
 
   it('after=now answers no change and a cursor past every change so far', async () => {
@@ -86,7 +86,7 @@ describe('the feed', () => {
     const now = await page(api, { after: 'now' });
     expect(now).toMatchObject({ changes: [], has_more: false });
     await folder(api, 'after');
-    expect((await drain(api, now.next_cursor)).changes.map((c) => valueOf(c, 'name'))).toEqual(['after']);
+    expect((await drain(api, now.next_cursor)).changes.map((c) => newValueOf(c, 'name'))).toEqual(['after']);
   });
 
   it('shows the changes of one transaction together, in the order it made them', async () => {
@@ -95,7 +95,7 @@ describe('the feed', () => {
     const ips = ['10.60.0.9', '10.60.0.3', '10.60.0.5'];
     expectStatus(await api.call('batchCreateAddresses', { params: { id: subnet.id }, body: { ips } }), 200);
     const { changes } = await drain(api);
-    expect(changes.map((c) => [c.action, valueOf(c, 'ip') ?? valueOf(c, 'network')])).toEqual([
+    expect(changes.map((c) => [c.action, newValueOf(c, 'ip') ?? newValueOf(c, 'network')])).toEqual([
       ['create', '10.60.0.0/24'],
       ...ips.map((ip) => ['batch_create', ip]),
     ]);
@@ -120,7 +120,7 @@ describe('the feed', () => {
     await folder(other.api, 'theirs');
     expectStatus(await api.call('importSubnets', { body: { subnets: [{ network: '10.62.0.0/24' }] } }), 200);
     const { changes } = await drain(api);
-    expect(changes.map((c) => [c.operation, c.action, valueOf(c, 'network')])).toEqual([
+    expect(changes.map((c) => [c.operation, c.action, newValueOf(c, 'network')])).toEqual([
       ['create', 'import', '10.62.0.0/24'],
     ]);
   });
@@ -233,7 +233,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('commit order on a PostgreSQL serv
       expect(await within(reading, 300)).toBe('pending');
       await client.query('COMMIT');
       const answer = expectStatus(await reading, 200);
-      expect(answer.changes.map((c) => valueOf(c, 'name'))).toEqual(['slow', 'fast']);
+      expect(answer.changes.map((c) => newValueOf(c, 'name'))).toEqual(['slow', 'fast']);
     } finally {
       await client.end();
     }

@@ -17,7 +17,10 @@ const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
 /** Everything a write of the organisation leaves: its rows, its log, its outbox, its kept answers. */
 async function footprint(orgId: string) {
   const [row] = rowsOf<
-    Record<'subnets' | 'addresses' | 'tallied' | 'activity' | 'events' | 'keys' | 'vlans' | 'folders', number>
+    Record<
+      'subnets' | 'addresses' | 'tallied' | 'activity' | 'commits' | 'events' | 'keys' | 'vlans' | 'folders',
+      number
+    >
   >(
     await t.server.database.db.execute(sql`
       SELECT
@@ -26,6 +29,7 @@ async function footprint(orgId: string) {
         (SELECT coalesce(sum(n), 0) FROM address_tallies WHERE subnet_id IN
           (SELECT id FROM subnets WHERE org_id = ${orgId}))::int AS tallied,
         (SELECT count(*) FROM activity WHERE org_id = ${orgId})::int AS activity,
+        (SELECT count(*) FROM change_commits WHERE org_id = ${orgId})::int AS commits,
         (SELECT count(*) FROM webhook_events WHERE org_id = ${orgId})::int AS events,
         (SELECT count(*) FROM idempotency_keys WHERE org_id = ${orgId})::int AS keys,
         (SELECT count(*) FROM vlans WHERE org_id = ${orgId})::int AS vlans,
@@ -172,6 +176,26 @@ describe('dry runs', () => {
       address_count: 3,
     });
     expectStatus(await org.api.call('getSubnet', { params: { id: top.id } }), 200);
+  });
+
+  it('a create’s dry run answers the subnets it would adopt as its children, as the real create does', async () => {
+    const org = await t.server.newOrg();
+    const inside = [await createSubnet(org.api, '10.94.1.0/24'), await createSubnet(org.api, '10.94.7.0/24')];
+    const grandchild = await createSubnet(org.api, '10.94.7.128/25');
+    await createSubnet(org.api, '10.95.0.0/24');
+    const adopted = inside.map(({ id, network, name }) => ({ id, network, name }));
+    const dry = expectStatus(
+      await org.api.call('createSubnet', { body: { network: '10.94.0.0/16' }, query: { dry_run: 'true' } }),
+      201,
+    );
+    expect('children' in dry && dry.children).toEqual(adopted);
+    const first = defined(inside[0], 'the first /24');
+    expect(expectStatus(await org.api.call('getSubnet', { params: { id: first.id } }), 200).parent_id).toBeUndefined();
+    const real = expectStatus(await org.api.call('createSubnet', { body: { network: '10.94.0.0/16' } }), 201);
+    expect('children' in real && real.children).toEqual(adopted);
+    expect(expectStatus(await org.api.call('getSubnet', { params: { id: grandchild.id } }), 200).parent_id).toBe(
+      defined(inside[1], 'the second /24').id,
+    );
   });
 
   it('keep no Idempotency-Key: the real call with the same key then runs', async () => {

@@ -1,13 +1,15 @@
 /** The resource methods of the SDK (`client.subnets.create(…)`) against the real server: bodies, typed errors, paging. */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   ApiError,
   type ApiErrorCode,
   AuthenticationError,
   apiErrorFor,
   BadRequestError,
+  type Change,
+  CursorExpiredError,
   createClient,
   type ErrorCode,
   type Folder,
@@ -24,6 +26,7 @@ import {
   type WithLastResponse,
 } from '../../clients/typescript/src/index';
 import type { ErrorCode as ContractErrorCode } from '../../contract/common/errors';
+import { purgeExpiredActivity } from '../../server/modules/activity/activity.service';
 import { defined } from '../support/defined';
 import { useTestServer } from '../support/factories';
 import type { TestServer } from '../support/server';
@@ -246,6 +249,100 @@ describe('pagination', () => {
     requests.length = 0;
     for await (const _ of client.addresses.iterate(subnet.id)) expect.unreachable();
     expect(requests).toHaveLength(1);
+  });
+});
+
+describe('following the change feed', () => {
+  /** Every change an iteration yields, once it ends. */
+  async function collect(changes: AsyncIterable<Change>): Promise<Change[]> {
+    const seen: Change[] = [];
+    for await (const change of changes) seen.push(change);
+    return seen;
+  }
+  const summary = (changes: Change[]) => changes.map((c) => [c.operation, c.resource_id, c.changes.name]);
+  const feedRequests = (requests: string[]) => requests.filter((r) => r.startsWith('GET /api/v1/changes'));
+
+  it('untilCaughtUp: every change so far in commit order, page after page, each from the last cursor', async () => {
+    const { client, requests } = await newClient();
+    const a = await client.folders.create({ name: 'a' });
+    const b = await client.folders.create({ name: 'b' });
+    await client.folders.update(a.id, { name: 'a2' });
+    await client.folders.delete(b.id);
+    const c = await client.folders.create({ name: 'c' });
+    requests.length = 0;
+    const changes = await collect(client.changes.follow({ untilCaughtUp: true, limit: 2 }));
+    expect(summary(changes)).toEqual([
+      ['create', a.id, [null, 'a']],
+      ['create', b.id, [null, 'b']],
+      ['update', a.id, ['a', 'a2']],
+      ['delete', b.id, ['b', null]],
+      ['create', c.id, [null, 'c']],
+    ]);
+    // 2 + 2 + 1: the third page says has_more false and the iteration ends without asking again.
+    expect(requests).toEqual([
+      'GET /api/v1/changes?limit=2',
+      `GET /api/v1/changes?${new URLSearchParams({ after: defined(changes[1], 'a second change').cursor, limit: '2' })}`,
+      `GET /api/v1/changes?${new URLSearchParams({ after: defined(changes[3], 'a fourth change').cursor, limit: '2' })}`,
+    ]);
+  });
+
+  it('resumes after the last cursor handled: only the changes committed later', async () => {
+    const { client, requests } = await newClient();
+    await client.folders.create({ name: 'seen' });
+    const seen = await collect(client.changes.follow({ untilCaughtUp: true }));
+    const last = defined(seen.at(-1), 'a change').cursor;
+    expect(await collect(client.changes.follow({ after: last, untilCaughtUp: true }))).toEqual([]);
+    const later = await client.folders.create({ name: 'later' });
+    await client.folders.update(later.id, { name: 'later2' });
+    requests.length = 0;
+    const resumed = await collect(client.changes.follow({ after: last, untilCaughtUp: true }));
+    expect(summary(resumed)).toEqual([
+      ['create', later.id, [null, 'later']],
+      ['update', later.id, ['later', 'later2']],
+    ]);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('without untilCaughtUp, waits for the changes to come, polling, until the signal aborts', async () => {
+    const { client, requests } = await newClient();
+    await client.folders.create({ name: 'before' });
+    const controller = new AbortController();
+    const feed = client.changes.follow({ after: 'now', pollInterval: 20, signal: controller.signal });
+    try {
+      const first = feed.next();
+      // Polling: the first request (`after=now`) has been answered, so the folder below commits after it.
+      await vi.waitFor(() => expect(feedRequests(requests).length).toBeGreaterThanOrEqual(2));
+      const made = await client.folders.create({ name: 'after' });
+      expect((await first).value).toMatchObject({ operation: 'create', resource_id: made.id });
+      controller.abort();
+      expect(await feed.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      controller.abort();
+    }
+  });
+
+  it('an abort cuts a wait between polls short', async () => {
+    const { client, requests } = await newClient();
+    const controller = new AbortController();
+    const feed = client.changes.follow({ after: 'now', pollInterval: 3_600_000, signal: controller.signal });
+    const next = feed.next();
+    await vi.waitFor(() => expect(feedRequests(requests)).toHaveLength(1));
+    controller.abort();
+    expect(await next).toEqual({ done: true, value: undefined });
+  });
+
+  it('a cursor older than what the feed keeps throws CursorExpiredError (410 cursor_expired)', async () => {
+    const { client } = await newClient({ limits: { activity_retention_days: 7 } });
+    const { next_cursor: start } = await client.changes.list({ after: 'now' });
+    await client.folders.create({ name: 'purged' });
+    // The hourly purge, 8 days on: the change after `start` is gone.
+    await purgeExpiredActivity(t.server.database.db, new Date(Date.now() + 8 * 24 * 3_600_000));
+    const error = await rejection(
+      collect(client.changes.follow({ after: start, untilCaughtUp: true })),
+      CursorExpiredError,
+    );
+    expect(error).toMatchObject({ status: 410, code: 'cursor_expired' });
+    expect(error.message).toContain('after=now');
   });
 });
 

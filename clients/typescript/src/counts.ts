@@ -22,7 +22,7 @@ export interface SubnetDetail extends Omit<generated.SubnetDetail, 'total_count'
 
 /** The created subnet, when it overlaps ranges in other VRFs. */
 export interface SubnetCreatedWithWarnings extends Omit<generated.SubnetCreatedWithWarnings, 'subnet'> {
-  subnet: Subnet;
+  subnet: SubnetDetail;
 }
 
 /** Utilization of a subnet; `total` is a `bigint` past `Number.MAX_SAFE_INTEGER`. */

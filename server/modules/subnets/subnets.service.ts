@@ -177,7 +177,8 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
       activity: [{ action: 'create', resourceType: 'subnet', resourceId: id, changes: created(subnetFields(values)) }],
       answer: ({ read, overlaps }) => {
         const found = orNotFound(withUsageOf(read), 'Subnet');
-        const subnet = toSubnetDto(found.row, found.used);
+        // A new subnet's children are the subnets it adopted.
+        const subnet = { ...toSubnetDto(found.row, found.used), children: found.children };
         const warnings = overlaps.map((w) => ({ id: w.id, network: w.network, name: w.name, vrf_name: w.vrfName }));
         return warnings.length > 0 ? { subnet, warnings } : subnet;
       },

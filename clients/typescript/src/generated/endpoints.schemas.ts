@@ -439,62 +439,6 @@ export interface CreateSubnetBody {
 }
 
 /**
- * A subnet in another VRF whose range overlaps the new subnet
- */
-export interface SubnetOverlapWarning {
-  /** Unique id of the overlapping subnet (UUID) */
-  id: string;
-  /** CIDR block of the overlapping subnet */
-  network: string;
-  /** Display name of the overlapping subnet, e.g. Customer A core */
-  name: string;
-  /** VRF the overlapping subnet belongs to */
-  vrf_name: string;
-}
-
-/**
- * The created subnet, when it was created without a VRF and overlaps ranges in other VRFs. The create succeeded.
- */
-export interface SubnetCreatedWithWarnings {
-  subnet: Subnet;
-  /** Overlapping ranges in other VRFs */
-  warnings: SubnetOverlapWarning[];
-}
-
-/**
- * One subnet of an overlapping pair
- */
-export interface SubnetOverlapSide {
-  /** Unique id of the subnet (UUID) */
-  id: string;
-  /** CIDR block of the subnet, e.g. 10.0.1.0/24 */
-  network: string;
-  /** VRF name; omitted for the global space */
-  vrf_name?: string;
-}
-
-/**
- * duplicate: same CIDR in different VRFs; containment: one range inside the other; partial: ranges meet without nesting
- */
-export type SubnetOverlapType = (typeof SubnetOverlapType)[keyof typeof SubnetOverlapType];
-
-export const SubnetOverlapType = {
-  duplicate: 'duplicate',
-  containment: 'containment',
-  partial: 'partial',
-} as const;
-
-/**
- * Two subnets in different VRFs whose ranges meet
- */
-export interface SubnetOverlap {
-  subnet_a: SubnetOverlapSide;
-  subnet_b: SubnetOverlapSide;
-  /** duplicate: same CIDR in different VRFs; containment: one range inside the other; partial: ranges meet without nesting */
-  type: SubnetOverlapType;
-}
-
-/**
  * A direct child of a subnet
  */
 export interface SubnetChild {
@@ -605,6 +549,62 @@ export interface SubnetDetail {
   updated_at: string;
   /** Direct child subnets (one level down) */
   children: SubnetChild[];
+}
+
+/**
+ * A subnet in another VRF whose range overlaps the new subnet
+ */
+export interface SubnetOverlapWarning {
+  /** Unique id of the overlapping subnet (UUID) */
+  id: string;
+  /** CIDR block of the overlapping subnet */
+  network: string;
+  /** Display name of the overlapping subnet, e.g. Customer A core */
+  name: string;
+  /** VRF the overlapping subnet belongs to */
+  vrf_name: string;
+}
+
+/**
+ * The created subnet, when it was created without a VRF and overlaps ranges in other VRFs. The create succeeded.
+ */
+export interface SubnetCreatedWithWarnings {
+  subnet: SubnetDetail;
+  /** Overlapping ranges in other VRFs */
+  warnings: SubnetOverlapWarning[];
+}
+
+/**
+ * One subnet of an overlapping pair
+ */
+export interface SubnetOverlapSide {
+  /** Unique id of the subnet (UUID) */
+  id: string;
+  /** CIDR block of the subnet, e.g. 10.0.1.0/24 */
+  network: string;
+  /** VRF name; omitted for the global space */
+  vrf_name?: string;
+}
+
+/**
+ * duplicate: same CIDR in different VRFs; containment: one range inside the other; partial: ranges meet without nesting
+ */
+export type SubnetOverlapType = (typeof SubnetOverlapType)[keyof typeof SubnetOverlapType];
+
+export const SubnetOverlapType = {
+  duplicate: 'duplicate',
+  containment: 'containment',
+  partial: 'partial',
+} as const;
+
+/**
+ * Two subnets in different VRFs whose ranges meet
+ */
+export interface SubnetOverlap {
+  subnet_a: SubnetOverlapSide;
+  subnet_b: SubnetOverlapSide;
+  /** duplicate: same CIDR in different VRFs; containment: one range inside the other; partial: ranges meet without nesting */
+  type: SubnetOverlapType;
 }
 
 /**

@@ -1016,7 +1016,7 @@ export const listSubnets = async (
 };
 
 export type createSubnetResponse201 = {
-  data: Subnet | SubnetCreatedWithWarnings;
+  data: SubnetDetail | SubnetCreatedWithWarnings;
   status: 201;
 };
 
@@ -1099,7 +1099,7 @@ export const getCreateSubnetUrl = (params?: CreateSubnetParams) => {
 };
 
 /**
- * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. Counts against the plan’s subnet limit (402 when reached).
+ * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. The subnet is answered as its GET shows it: its `children` are the subnets it adopted (with `dry_run=true`, those it would adopt). Counts against the plan’s subnet limit (402 when reached).
  * @summary Create a subnet
  */
 export const createSubnet = async (

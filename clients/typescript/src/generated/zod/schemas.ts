@@ -420,7 +420,7 @@ export const ListSubnetsResponseItem = zod
 export const ListSubnetsResponse = zod.array(ListSubnetsResponseItem);
 
 /**
- * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. Counts against the plan’s subnet limit (402 when reached).
+ * Creates a subnet such as 10.0.1.0/24 or 2001:db8::/48. It is nested under the smallest containing subnet of its VRF, and existing subnets it contains are re-parented under it. The same CIDR twice in one VRF is refused (400). When created without a VRF and overlapping ranges in other VRFs, the answer is `{subnet, warnings}` and the create still succeeds. The subnet is answered as its GET shows it: its `children` are the subnets it adopted (with `dry_run=true`, those it would adopt). Counts against the plan’s subnet limit (402 when reached).
  * @summary Create a subnet
  */
 export const CreateSubnetQueryParams = zod
@@ -562,10 +562,19 @@ export const CreateSubnetResponse = zod.union([
         ),
       created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
       updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+      children: zod
+        .array(
+          zod
+            .object({
+              id: zod.string().uuid().describe('Unique id of the child subnet (UUID)'),
+              network: zod.string().describe('CIDR block of the child subnet'),
+              name: zod.string().describe('Display name of the child subnet, e.g. Servers A'),
+            })
+            .describe('A direct child of a subnet'),
+        )
+        .describe('Direct child subnets (one level down)'),
     })
-    .describe(
-      'A CIDR range (IPv4 such as 10.0.1.0/24 or IPv6 such as 2001:db8::/48) with utilization statistics and resolved names',
-    ),
+    .describe('A subnet with its utilization and its direct children'),
   zod
     .object({
       subnet: zod
@@ -634,10 +643,19 @@ export const CreateSubnetResponse = zod.union([
             ),
           created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
           updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+          children: zod
+            .array(
+              zod
+                .object({
+                  id: zod.string().uuid().describe('Unique id of the child subnet (UUID)'),
+                  network: zod.string().describe('CIDR block of the child subnet'),
+                  name: zod.string().describe('Display name of the child subnet, e.g. Servers A'),
+                })
+                .describe('A direct child of a subnet'),
+            )
+            .describe('Direct child subnets (one level down)'),
         })
-        .describe(
-          'A CIDR range (IPv4 such as 10.0.1.0/24 or IPv6 such as 2001:db8::/48) with utilization statistics and resolved names',
-        ),
+        .describe('A subnet with its utilization and its direct children'),
       warnings: zod
         .array(
           zod
