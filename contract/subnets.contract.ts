@@ -37,8 +37,11 @@ export const subnetsContract = c.router({
     summary: 'List subnets',
     description:
       'All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, ' +
-      'VLAN, VRF and location names; optionally only those of one folder. Not paginated.',
-    metadata: heavy(meta.read),
+      'VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) ' +
+      'unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by ' +
+      'VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and ' +
+      '`?cursor=` for the page after it.',
+    metadata: { ...heavy(meta.read), cursorPages: true },
     query: ListSubnetsQuery,
     responses: { 200: z.array(Subnet), ...errors(400, 401, 403, 429) },
   },

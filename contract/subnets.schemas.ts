@@ -1,7 +1,7 @@
 /** Schemas of subnets: the resource, its create/update bodies and the answers of its space questions. */
 import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
-import { CustomFields, describedUuid, Timestamp, text, Uuid } from './common/schemas';
+import { CustomFields, describedUuid, PageCursor, queryInt, Timestamp, text, Uuid } from './common/schemas';
 
 /** A CIDR block, IPv4 or IPv6, e.g. `10.0.0.0/24` or `2001:db8::/48`. */
 const Cidr = () => z.string().cidr();
@@ -465,8 +465,15 @@ export const SubnetOverlap = extendApi(
   },
 );
 
+/** Subnets in one page of the list, at most (pages only when asked for). */
+export const SUBNET_PAGE_MAX = 1000;
+
 export const ListSubnetsQuery = z
   .object({
     folder_id: Uuid.optional().describe('Only subnets of this folder'),
+    limit: queryInt(1, SUBNET_PAGE_MAX).describe(
+      `Subnets per page, 1 to ${SUBNET_PAGE_MAX}: the list comes in pages only when this or \`cursor\` is given`,
+    ),
+    cursor: PageCursor,
   })
   .strict();

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
 import type { ApiClient, ApiResponse } from '../support/client';
-import { createSubnet, useTestServer } from '../support/factories';
-import { expectStatus } from '../support/observed';
+import { createSubnet, subnetOf, useTestServer } from '../support/factories';
+import { expectStatus, type ResponseBody } from '../support/observed';
 
 const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } });
 let receiver: Receiver;
@@ -237,5 +237,106 @@ describe('cursor pages of a webhook’s deliveries', () => {
     expect(seen).toEqual(all.map((d) => d.id));
     const wrong = await org.api.call('listWebhookDeliveries', { params: { id: hook.id }, query: { cursor: 'e30' } });
     expect(expectStatus(wrong, 400).error).toMatch(/^cursor: /);
+  });
+});
+
+describe('cursor pages of the subnet list (when asked for)', () => {
+  /** Every page of the organisation's subnets, `limit` at a time, following the cursors. */
+  async function walkSubnets(
+    api: ApiClient,
+    query: { limit?: number; folder_id?: string },
+    between?: () => Promise<void>,
+  ) {
+    const pages: ResponseBody<'listSubnets', 200>[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await api.call('listSubnets', { query: cursor === null ? query : { ...query, cursor } });
+      pages.push(expectStatus(answer, 200));
+      cursor = nextOf(answer);
+      await between?.();
+    } while (cursor !== null);
+    return pages;
+  }
+
+  it('walk the whole list in its order, each subnet once with the same body, for any limit; none without one', async () => {
+    const org = await t.server.newOrg();
+    const vrf = expectStatus(await org.api.call('createVrf', { body: { name: 'blue' } }), 201);
+    const folder = expectStatus(await org.api.call('createFolder', { body: { name: 'dc' } }), 201);
+    const top = await createSubnet(org.api, '10.78.0.0/16', { folder_id: folder.id });
+    const child = await createSubnet(org.api, '10.78.1.0/24');
+    await createSubnet(org.api, '10.78.2.0/24', { tracked: false, folder_id: folder.id });
+    await createSubnet(org.api, '10.78.0.0/16', { vrf_id: vrf.id });
+    await createSubnet(org.api, '2001:db8:78::/48');
+    await createSubnet(org.api, '192.168.78.0/24', { folder_id: folder.id });
+    const ips = ['10.78.1.1', '10.78.1.2'];
+    expectStatus(await org.api.call('batchCreateAddresses', { params: { id: child.id }, body: { ips } }), 200);
+    expectStatus(await org.api.call('createAddress', { params: { id: top.id }, body: { ip: '10.78.3.1' } }), 201);
+    const whole = await org.api.call('listSubnets', {});
+    expect(nextOf(whole)).toBeNull();
+    const all = expectStatus(whole, 200);
+    expect(all).toHaveLength(6);
+    for (const limit of [1, 2, 5, 6, 1000]) {
+      const pages = await walkSubnets(org.api, { limit });
+      expect(pages.flat()).toEqual(all);
+      expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
+    }
+    const filtered = all.filter((s) => s.folder_id === folder.id);
+    expect((await walkSubnets(org.api, { limit: 2, folder_id: folder.id })).flat()).toEqual(filtered);
+  });
+
+  it('see every subnet that exists throughout exactly once while 4 writers create and delete others', async () => {
+    const org = await t.server.newOrg();
+    const stable: string[] = [];
+    for (let i = 0; i < 30; i++) stable.push((await createSubnet(org.api, `10.79.${2 * i}.0/24`)).id);
+    let round = 0;
+    // Odd third octets come and go: each writer creates one, or deletes it when it is there.
+    const made = new Map<string, string>();
+    const churn = async () => {
+      round++;
+      await Promise.all(
+        [0, 1, 2, 3].map(async (writer) => {
+          const network = `10.79.${2 * ((round * 7 + writer * 13) % 30) + 1}.0/24`;
+          const id = made.get(network);
+          if (id) {
+            made.delete(network);
+            expect([204, 404]).toContain((await org.api.call('deleteSubnet', { params: { id } })).status);
+            return;
+          }
+          const answer = await org.api.call('createSubnet', { body: { network } });
+          if (answer.status === 201) made.set(network, subnetOf(expectStatus(answer, 201)).id);
+        }),
+      );
+    };
+    const seen = (await walkSubnets(org.api, { limit: 4 }, churn)).flat().map((s) => s.id);
+    expect(seen.filter((id) => stable.includes(id))).toEqual(stable);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('take limit 1 and 1,000, refuse 0 and 1,001, and 400 naming the cursor for one not of this list', async () => {
+    const org = await t.server.newOrg();
+    await createSubnet(org.api, '10.80.0.0/24');
+    await createSubnet(org.api, '10.80.1.0/24');
+    expect(expectStatus(await org.api.call('listSubnets', { query: { limit: 1 } }), 200)).toHaveLength(1);
+    expect(expectStatus(await org.api.call('listSubnets', { query: { limit: 1000 } }), 200)).toHaveLength(2);
+    for (const limit of [0, 1001]) {
+      expect(expectStatus(await org.api.call('listSubnets', { query: { limit } }), 400).error).toMatch(/limit/);
+    }
+    const cursorOf = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const list = 'the subnet list';
+    const nil = '00000000-0000-0000-0000-000000000000';
+    for (const cursor of [
+      'nonsense',
+      cursorOf(['the activity log', '2026-11-27 12:03:49+00', 5]),
+      cursorOf([list, 1, nil, 4, '10.0.0.1/24']),
+      cursorOf([list, 1, nil, 6, '10.0.0.0/24']),
+      cursorOf([list, 2, nil, 4, '10.0.0.0/24']),
+      cursorOf([list, 1, 'x', 4, '10.0.0.0/24']),
+    ]) {
+      expect(expectStatus(await org.api.call('listSubnets', { query: { cursor } }), 400).error).toMatch(/^cursor: /);
+    }
+    const after = cursorOf([list, 1, nil, 4, '10.80.0.0/24']);
+    expect(
+      expectStatus(await org.api.call('listSubnets', { query: { cursor: after } }), 200).map((s) => s.network),
+    ).toEqual(['10.80.1.0/24']);
   });
 });

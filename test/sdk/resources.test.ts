@@ -243,6 +243,21 @@ describe('pagination', () => {
     expect(requests[0]).toMatch(/resource_type=folder/);
   });
 
+  it('iterates the subnet list in pages by cursor, the first without an offset', async () => {
+    const { client, requests } = await newClient();
+    for (const third of [1, 2, 3, 4, 5]) await client.subnets.create({ network: `10.201.${third}.0/24` });
+    requests.length = 0;
+    const networks = [];
+    for await (const subnet of client.subnets.iterate({ limit: 2 })) networks.push(subnet.network);
+    expect(networks).toEqual((await client.subnets.list()).map((s) => s.network));
+    expect(networks).toHaveLength(5);
+    expect(requests.slice(0, 3)).toEqual([
+      'GET /api/v1/subnets?limit=2',
+      expect.stringMatching(/^GET \/api\/v1\/subnets\?cursor=[\w-]+&limit=2$/),
+      expect.stringMatching(/^GET \/api\/v1\/subnets\?cursor=[\w-]+&limit=2$/),
+    ]);
+  });
+
   it('stops at once on an empty list', async () => {
     const { client, requests } = await newClient();
     const subnet = subnetOf(await client.subnets.create({ network: '192.168.8.0/29' }));

@@ -10,7 +10,7 @@
  */
 
 import { type FollowParams, followChanges } from './changes.js';
-import type { ExactAnswer } from './counts.js';
+import type { ExactAnswer, Subnet } from './counts.js';
 import { rateLimitOf } from './errors.js';
 import * as endpoints from './generated/endpoints.js';
 import type {
@@ -20,6 +20,7 @@ import type {
   ChangePage,
   ListActivityParams,
   ListSubnetAddressesParams,
+  ListSubnetsParams,
   WebhookDelivery,
 } from './generated/endpoints.schemas.js';
 import type { ClientConfig, HttpResponse, RequestOptions } from './http.js';
@@ -27,6 +28,7 @@ import {
   iterateActivity,
   iterateAddresses,
   iterateDeliveries,
+  iterateSubnets,
   type PageParams,
   type PagePosition,
 } from './pagination.js';
@@ -105,6 +107,13 @@ export interface IteratorMethods {
       params?: Omit<ListSubnetAddressesParams, 'limit' | 'offset'> & PageParams,
       options?: RequestOptions,
     ): AsyncGenerator<Address, void, undefined>;
+  };
+  readonly subnets: {
+    /** Every subnet (of `folder_id` when given) in the list's order, `limit` (default 1000) per request. */
+    iterate(
+      params?: Pick<ListSubnetsParams, 'folder_id' | 'limit'>,
+      options?: RequestOptions,
+    ): AsyncGenerator<Subnet, void, undefined>;
   };
   readonly activity: {
     /** Every activity entry matching the filters, newest first, `limit` (default 500) per request. */
@@ -197,6 +206,8 @@ export function createClient(config: ClientConfig): IpamClient {
     { limit, offset, ...filters }: PageParams = {},
     options?: RequestOptions,
   ) => iterateAddresses(page('listSubnetAddresses', [subnetId], filters), { limit, offset }, options);
+  groups.subnets.iterate = ({ limit, ...filters }: ListSubnetsParams = {}, options?: RequestOptions) =>
+    iterateSubnets(page('listSubnets', [], filters), { limit }, options);
   groups.activity.iterate = ({ limit, offset, ...filters }: ListActivityParams = {}, options?: RequestOptions) =>
     iterateActivity(page('listActivity', [], filters), { limit, offset }, options);
   groups.changes.follow = (params?: FollowParams, options?: RequestOptions) =>

@@ -4,11 +4,13 @@
  * start right after the last item seen, so an item that exists throughout the walk is yielded exactly once,
  * whatever others insert or delete meanwhile.
  */
+
+import type { Subnet } from './counts.js';
 import type { ActivityEntry, Address, ListActivityParams, WebhookDelivery } from './generated/endpoints.schemas.js';
 import type { HttpResponse, RequestOptions } from './http.js';
 
-/** Where a page starts: the first by offset, the others by cursor. */
-export type PagePosition = { offset: number } | { cursor: string };
+/** Where a page starts: the first by offset (or at the start, for a list without offsets), the others by cursor. */
+export type PagePosition = { offset: number } | { cursor: string } | Record<never, never>;
 
 /** A generated operation bound to a client and to `throwOnError`: resolves only with a success answer. */
 type Page<T> = (position: PagePosition, limit: number, options?: RequestOptions) => Promise<HttpResponse<T>>;
@@ -17,10 +19,10 @@ async function* pages<T, I>(
   fetchPage: Page<T>,
   items: (body: T) => I[],
   limit: number,
-  offset: number,
+  offset: number | undefined,
   options?: RequestOptions,
 ): AsyncGenerator<I, void, undefined> {
-  let position: PagePosition = { offset };
+  let position: PagePosition = offset === undefined ? {} : { offset };
   for (;;) {
     const answer = await fetchPage(position, limit, options);
     yield* items(answer.data);
@@ -59,4 +61,13 @@ export function iterateDeliveries(
   options?: RequestOptions,
 ): AsyncGenerator<WebhookDelivery, void, undefined> {
   return pages(list, (body) => body, params.limit ?? 100, params.offset ?? 0, options);
+}
+
+/** Every subnet (of one folder when given), in the list's order, `limit` (default 1000) per request. */
+export function iterateSubnets(
+  list: Page<Subnet[]>,
+  params: Pick<PageParams, 'limit'> = {},
+  options?: RequestOptions,
+): AsyncGenerator<Subnet, void, undefined> {
+  return pages(list, (body) => body, params.limit ?? 1000, undefined, options);
 }

@@ -12,6 +12,24 @@ const hostBounds = (network: string) => {
   return `set_masklen(${network}::inet, ${bits}) AND set_masklen(broadcast(${network}), ${bits})`;
 };
 
+/** The names of a subnet's references, resolved by the joins of NAMES_JOINS. */
+const NAMES = `f.name AS "folderName", v.vlan_number AS "vlanNumber", r.name AS "vrfName", l.name AS "locationName"`;
+const NAMES_JOINS = `LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
+   LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
+   LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
+   LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id`;
+
+/** Address records of `s`'s space inside its range, less those inside its outermost untracked descendants. */
+const USED = `(SELECT count(*) FROM addresses a
+      WHERE a.org_id = s.org_id AND a.space_id = s.space_id AND a.ip BETWEEN ${hostBounds('s.network')})::int
+     - (SELECT coalesce(sum((SELECT count(*) FROM addresses a
+          WHERE a.org_id = u.org_id AND a.space_id = u.space_id AND a.ip BETWEEN ${hostBounds('u.network')})), 0)
+        FROM subnets u
+        WHERE u.org_id = s.org_id AND u.space_id = s.space_id AND NOT u.tracked AND u.network << s.network
+          AND NOT EXISTS (SELECT 1 FROM subnets o
+            WHERE o.org_id = s.org_id AND o.space_id = s.space_id AND NOT o.tracked
+              AND o.network << s.network AND o.network >> u.network))::int`;
+
 /**
  * One subnet with its resolved names, its used count (address records of its space inside its range, less
  * those inside its outermost untracked descendants) and its direct children: one round trip.
@@ -28,24 +46,11 @@ const subnetWithUsage = prepared<
   { orgId: string; id: string }
 >(
   'subnet_with_usage',
-  `SELECT ${columnsOf(subnets, 's')},
-     f.name AS "folderName", v.vlan_number AS "vlanNumber", r.name AS "vrfName", l.name AS "locationName",
-     (SELECT count(*) FROM addresses a
-      WHERE a.org_id = s.org_id AND a.space_id = s.space_id AND a.ip BETWEEN ${hostBounds('s.network')})::int
-     - (SELECT coalesce(sum((SELECT count(*) FROM addresses a
-          WHERE a.org_id = u.org_id AND a.space_id = u.space_id AND a.ip BETWEEN ${hostBounds('u.network')})), 0)
-        FROM subnets u
-        WHERE u.org_id = s.org_id AND u.space_id = s.space_id AND NOT u.tracked AND u.network << s.network
-          AND NOT EXISTS (SELECT 1 FROM subnets o
-            WHERE o.org_id = s.org_id AND o.space_id = s.space_id AND NOT o.tracked
-              AND o.network << s.network AND o.network >> u.network))::int AS used,
+  `SELECT ${columnsOf(subnets, 's')}, ${NAMES}, ${USED} AS used,
      (SELECT coalesce(json_agg(json_build_object('id', c.id, 'network', c.network, 'name', c.name) ORDER BY c.network), '[]')
       FROM subnets c WHERE c.org_id = s.org_id AND c.parent_id = s.id) AS children
    FROM subnets s
-   LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
-   LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
-   LEFT JOIN vrfs r ON r.org_id = s.org_id AND r.id = s.vrf_id
-   LEFT JOIN locations l ON l.org_id = s.org_id AND l.id = s.location_id
+   ${NAMES_JOINS}
    WHERE s.org_id = :orgId AND s.id = :id`,
 );
 
@@ -62,4 +67,75 @@ export function withUsageOf(rows: Awaited<ReturnType<typeof subnetWithUsage>>) {
   if (!r) return undefined;
   const { folderName, vlanNumber, vrfName, locationName, used, children, ...subnet } = r;
   return { row: { subnet, folderName, vlanNumber, vrfName, locationName }, used, children };
+}
+
+/** A subnet's place in the list's order: VRF (the global space last), family, network. */
+export interface ListPosition {
+  global: boolean;
+  vrfId: string;
+  family: number;
+  network: string;
+}
+
+/** The list's order as a row value; the global space's VRF is the nil uuid (only one space has no VRF). */
+const LIST_ORDER = `(s.vrf_id IS NULL), coalesce(s.vrf_id, '00000000-0000-0000-0000-000000000000'::uuid), family(s.network), s.network`;
+
+const pageWithUsage = prepared<
+  SubnetRow & {
+    folderName: string | null;
+    vlanNumber: number | null;
+    vrfName: string | null;
+    locationName: string | null;
+    used: number;
+  },
+  {
+    orgId: string;
+    folderId: string | null;
+    started: boolean;
+    global: boolean;
+    vrfId: string;
+    family: number;
+    network: string;
+    limit: number;
+  }
+>(
+  'subnets_page_with_usage',
+  // The page is chosen first (by the list's order), then only its subnets are counted.
+  `WITH page AS (
+     SELECT s.id FROM subnets s
+     WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
+       AND (NOT :started::boolean OR (${LIST_ORDER}) > (:global::boolean, :vrfId::uuid, :family::int, :network::cidr))
+     ORDER BY ${LIST_ORDER}
+     LIMIT :limit)
+   SELECT ${columnsOf(subnets, 's')}, ${NAMES}, ${USED} AS used
+   FROM page p JOIN subnets s ON s.id = p.id
+   ${NAMES_JOINS}
+   ORDER BY ${LIST_ORDER}`,
+);
+
+/**
+ * A page of the organisation's subnets (of one folder when given) after `after` in the list's order, each with
+ * its names and used count as its GET reads them.
+ */
+export async function pageOfSubnets(
+  db: Db,
+  orgId: string,
+  folderId: string | null,
+  after: ListPosition | null,
+  limit: number,
+) {
+  const rows = await pageWithUsage(db, {
+    orgId,
+    folderId,
+    started: after !== null,
+    global: after?.global ?? false,
+    vrfId: after?.vrfId ?? '00000000-0000-0000-0000-000000000000',
+    family: after?.family ?? 4,
+    network: after?.network ?? '0.0.0.0/0',
+    limit,
+  });
+  return rows.map(({ folderName, vlanNumber, vrfName, locationName, used, ...subnet }) => ({
+    row: { subnet, folderName, vlanNumber, vrfName, locationName },
+    used,
+  }));
 }

@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../../contract';
 import type { ServerContext } from '../../context';
 import { principalOf } from '../../http/auth';
+import { nextPageHeaders } from '../../http/pages';
 import { allocateSubnets } from './subnet-allocate.service';
 import * as space from './subnet-space.service';
 import { splitSubnet } from './subnet-split.service';
@@ -14,10 +15,11 @@ const { allocateAddress: _servedByAddresses, ...routes } = contract.subnets;
 
 export const subnetsRouter = ({ db }: ServerContext) =>
   s.router(routes, {
-    listSubnets: async ({ req, query }) => ({
-      status: 200,
-      body: await service.listSubnets(db, principalOf(req), query.folder_id),
-    }),
+    listSubnets: async ({ req, res, query }) => {
+      const { list, next } = await service.listSubnets(db, principalOf(req), query);
+      nextPageHeaders(req.originalUrl, res, next);
+      return { status: 200, body: list };
+    },
     createSubnet: async ({ req, body }) => ({
       status: 201,
       body: await service.createSubnet(db, principalOf(req), body),

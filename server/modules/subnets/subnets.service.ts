@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { CreateSubnetBody, UpdateSubnetBody } from '../../../contract/subnets.contract';
+import {
+  type CreateSubnetBody,
+  type ListSubnetsQuery,
+  SUBNET_PAGE_MAX,
+  type UpdateSubnetBody,
+} from '../../../contract/subnets.contract';
+import { decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
 import { type Cidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
@@ -19,7 +25,7 @@ import * as vrfs from '../vrfs/vrfs.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
 import { commitChange, commitTransaction } from '../writes/writes';
 import { lockSpaceStep, lockSpaces, spaceOf } from './spaces';
-import { getWithUsage, withUsageOf, withUsageStep } from './subnet-usage.repo';
+import { getWithUsage, type ListPosition, pageOfSubnets, withUsageOf, withUsageStep } from './subnet-usage.repo';
 import * as writes from './subnet-writes.repo';
 import { rollUpUsed, toSubnetDto } from './subnets.dto';
 import { insertManyNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
@@ -103,12 +109,54 @@ export async function getSubnetWithUsage(db: Db, orgId: string, id: string) {
   return { ...found, dto: toSubnetDto(found.row, found.used) };
 }
 
-export async function listSubnets(db: Db, caller: Principal, folderId?: string) {
-  const rows = await repo.listWithNames(db, caller.orgId);
-  const used = rollUpUsed(rows.map((r) => ({ ...r.subnet, ownUsed: r.ownUsed })));
-  return rows
-    .filter((r) => folderId === undefined || r.subnet.folderId === folderId)
-    .map((r) => toSubnetDto(r, r.subnet.tracked ? (used.get(r.subnet.id) ?? 0) : null));
+const SUBNET_LIST = 'the subnet list';
+
+/** The list position a cursor names; a 400 naming `cursor` for anything else (never a failed cast: a 500). */
+function listPositionOf(cursor: string): ListPosition {
+  const [global, vrfId, family, network] = decodeCursor(SUBNET_LIST, cursor, 4);
+  const cidr = typeof network === 'string' ? parseCidr(network) : null;
+  const valid =
+    (global === 0 || global === 1) &&
+    typeof vrfId === 'string' &&
+    UUID.test(vrfId) &&
+    (family === 4 || family === 6) &&
+    cidr !== null &&
+    !cidr.hostBitsSet &&
+    (cidr.cidr.version === 4 ? 4 : 6) === family;
+  if (!valid) throw badRequest(`cursor: not a cursor of ${SUBNET_LIST}`);
+  return { global: global === 1, vrfId, family, network: formatCidr(cidr.cidr) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The organisation's subnets (of one folder when given): all at once, or, when a `limit` or `cursor` is given, a
+ * page in the same order and the cursor of the next one (null on the last).
+ */
+export async function listSubnets(db: Db, caller: Principal, query: z.infer<typeof ListSubnetsQuery>) {
+  if (query.limit === undefined && query.cursor === undefined) {
+    const rows = await repo.listWithNames(db, caller.orgId);
+    const used = rollUpUsed(rows.map((r) => ({ ...r.subnet, ownUsed: r.ownUsed })));
+    const list = rows
+      .filter((r) => query.folder_id === undefined || r.subnet.folderId === query.folder_id)
+      .map((r) => toSubnetDto(r, r.subnet.tracked ? (used.get(r.subnet.id) ?? 0) : null));
+    return { list, next: null };
+  }
+  const limit = query.limit ?? SUBNET_PAGE_MAX;
+  const after = query.cursor === undefined ? null : listPositionOf(query.cursor);
+  const rows = await pageOfSubnets(db, caller.orgId, query.folder_id ?? null, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1)?.row.subnet;
+  const next =
+    rows.length > limit && last
+      ? encodeCursor(SUBNET_LIST, [
+          last.vrfId === null ? 1 : 0,
+          spaceOf(last.vrfId),
+          last.network.includes(':') ? 6 : 4,
+          last.network,
+        ])
+      : null;
+  return { list: page.map((r) => toSubnetDto(r.row, r.row.subnet.tracked ? r.used : null)), next };
 }
 
 export async function getSubnet(db: Db, caller: Principal, id: string) {

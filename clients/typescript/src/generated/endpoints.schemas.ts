@@ -3103,6 +3103,18 @@ export type ListSubnetsParams = {
    * Only subnets of this folder
    */
   folder_id?: string;
+  /**
+   * Subnets per page, 1 to 1000: the list comes in pages only when this or `cursor` is given
+   * @minimum 1
+   * @maximum 1000
+   */
+  limit?: number;
+  /**
+   * The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.
+   * @minLength 1
+   * @maxLength 1024
+   */
+  cursor?: string;
 };
 
 export type CreateSubnetParams = {

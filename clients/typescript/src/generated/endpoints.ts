@@ -1002,7 +1002,7 @@ export const getListSubnetsUrl = (params?: ListSubnetsParams) => {
 };
 
 /**
- * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. Not paginated.
+ * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
  * @summary List subnets
  */
 export const listSubnets = async (

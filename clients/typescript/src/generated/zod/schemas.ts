@@ -335,12 +335,31 @@ export const DeleteFolderHeader = zod.object({
 export const DeleteFolderResponse = zod.void();
 
 /**
- * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. Not paginated.
+ * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
  * @summary List subnets
  */
+export const listSubnetsQueryLimitMax = 1000;
+
+export const listSubnetsQueryCursorMax = 1024;
+
 export const ListSubnetsQueryParams = zod
   .object({
     folder_id: zod.string().uuid().optional().describe('Only subnets of this folder'),
+    limit: zod
+      .number()
+      .int()
+      .min(1)
+      .max(listSubnetsQueryLimitMax)
+      .optional()
+      .describe('Subnets per page, 1 to 1000: the list comes in pages only when this or `cursor` is given'),
+    cursor: zod
+      .string()
+      .min(1)
+      .max(listSubnetsQueryCursorMax)
+      .optional()
+      .describe(
+        'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
+      ),
   })
   .strict();
 
