@@ -28,6 +28,26 @@ export const AddressStatus = extendApi(z.enum(addressStatuses), {
   example: 'assigned',
 });
 
+/** Longest hold, in seconds: 7 days. */
+export const HOLD_MAX_SECONDS = 604_800;
+
+const HoldSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(HOLD_MAX_SECONDS)
+  .optional()
+  .describe(
+    `Hold the address for this many seconds (1 to ${HOLD_MAX_SECONDS.toLocaleString('en')}): it is reserved with ` +
+      '`expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status ' +
+      'confirms it first',
+  );
+
+/** A held address is reserved: a status given beside `hold_seconds` must be `reserved`. */
+const heldIsReserved = (body: { hold_seconds?: number; status?: string }) =>
+  body.hold_seconds === undefined || body.status === undefined || body.status === 'reserved';
+const HELD_IS_RESERVED = { message: 'a held address is reserved: give status reserved or none', path: ['status'] };
+
 /**
  * A MAC address as typed: colon- or hyphen-separated pairs (aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF) or 12 bare hex
  * digits (aabbccddeeff); the server stores it lower-case and colon-separated. An empty string clears it.
@@ -71,6 +91,10 @@ export const Address = extendApi(
       ptr_record: z.string().optional().describe('Reverse DNS name; omitted when unset'),
       custom_fields: CustomFields.optional(),
       last_seen: Timestamp.optional().describe('When the address was last seen on the network; omitted when unset'),
+      expires_at: Timestamp.optional().describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set ' +
+          'first; omitted when not held',
+      ),
       created_at: Timestamp,
       updated_at: Timestamp,
     })
@@ -101,11 +125,16 @@ export const CreateAddressBody = extendApi(
       description: addressFields.description
         .optional()
         .describe('Free-text description of the address, e.g. Primary web server'),
-      status: z.enum(addressStatuses).default('assigned').describe('Status of the new address; default assigned'),
+      status: z
+        .enum(addressStatuses)
+        .optional()
+        .describe('Status of the new address; default assigned (reserved when held)'),
       owner: addressFields.owner.optional(),
       custom_fields: CustomFields.optional(),
+      hold_seconds: HoldSeconds,
     })
-    .strict(),
+    .strict()
+    .refine(heldIsReserved, HELD_IS_RESERVED),
   {
     title: 'CreateAddressBody',
     description: 'A new IP address record in the subnet',
@@ -165,16 +194,18 @@ export const AllocateAddressesBody = extendApi(
       description: addressFields.description.optional().describe('Description of every allocated address'),
       status: z
         .enum(addressStatuses)
-        .default('assigned')
-        .describe('Status of every allocated address; default assigned'),
+        .optional()
+        .describe('Status of every allocated address; default assigned (reserved when held)'),
       owner: addressFields.owner.optional(),
       custom_fields: CustomFields.optional(),
+      hold_seconds: HoldSeconds,
     })
     .strict()
     .refine((body) => body.count === 1 || (body.hostname === undefined && body.mac_address === undefined), {
       message: 'hostname and mac_address name one address: give them only with count 1',
       path: ['hostname'],
-    }),
+    })
+    .refine(heldIsReserved, HELD_IS_RESERVED),
   {
     title: 'AllocateAddressesBody',
     description: 'How many of the lowest free addresses to take, and the fields they get',

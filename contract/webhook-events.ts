@@ -21,7 +21,10 @@ export const ResourceChangeEvent = extendApi(
     type: z
       .enum(WEBHOOK_EVENT_TYPES)
       .exclude(['ping', 'subnet.split'])
-      .describe('`<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location'),
+      .describe(
+        '`<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location, and ' +
+          '`address.released` for a held address whose hold ended (it no longer exists)',
+      ),
     timestamp: EventTimestamp,
     data: z
       .object({

@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'address.created',
   'address.updated',
   'address.deleted',
+  'address.released',
   'vlan.created',
   'vlan.updated',
   'vlan.deleted',

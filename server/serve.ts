@@ -15,6 +15,7 @@ import type { Logger } from './http/logging';
 import { memoryCounters, postgresCounters } from './http/rate-limit';
 import { createMailer } from './mail/mailer';
 import { startActivityPurge } from './modules/activity/activity.service';
+import { startHoldRelease } from './modules/addresses/addresses.service';
 import { startIdempotencyPurge } from './modules/idempotency/idempotency.service';
 import { runPeriodically } from './modules/shared/periodic';
 import { inProcessWorkerEnabled, startWebhookWorker } from './modules/webhooks/events/runtime';
@@ -59,6 +60,8 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
   const stopActivityPurge = periodic ? startActivityPurge(database.db, undefined, logFailure) : () => {};
   // Idempotency keys are kept 24 hours: purged at start and then hourly too.
   const stopIdempotencyPurge = periodic ? startIdempotencyPurge(database.db, logFailure) : () => {};
+  // Held addresses whose hold ended are released every few seconds (each once, whichever process does it).
+  const stopHoldRelease = periodic ? startHoldRelease(database.db, () => new Date(), logFailure) : () => {};
   // The address tallies' rows of past connections merged.
   const stopTallies = hourly(periodic, 'address tallies compaction', () => compactAddressTallies(database.db));
   // The embedded database has no autovacuum: vacuumed and analysed.
@@ -87,6 +90,7 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
     const started = Date.now();
     logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, `${signal}: shutting down`);
     stopActivityPurge();
+    stopHoldRelease();
     stopIdempotencyPurge();
     stopTallies();
     stopVacuum();

@@ -145,6 +145,8 @@ export const addresses = pgTable('addresses', {
   lastSeen: timestamp('last_seen', { withTimezone: true }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+  /** A hold's end (migration 0021): released by the service past it unless its status changed first. */
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
 });
 
 export const invitations = pgTable('invitations', {

@@ -198,10 +198,12 @@ async function actualState(api: ApiClient): Promise<Model> {
   const state: Model = { subnets: new Map(), addresses: new Map() };
   for (const s of subnets) {
     state.subnets.set(s.id, { network: s.network, name: text(s.name), description: text(s.description) });
-    const page = expectStatus(
-      await api.call('listSubnetAddresses', { params: { id: s.id }, query: { limit: 1000 } }),
-      200,
-    );
+    const answer = await api.call('listSubnetAddresses', { params: { id: s.id }, query: { limit: 1000 } });
+    if (answer.status !== 200) {
+      const again = expectStatus(await api.call('listSubnets', {}), 200);
+      throw new Error(`${s.id} ${s.network}: ${answer.status}; listed again: ${again.some((x) => x.id === s.id)}`);
+    }
+    const page = expectStatus(answer, 200);
     for (const a of page) state.addresses.set(a.id, { ip: a.ip, hostname: text(a.hostname), status: a.status });
   }
   return state;

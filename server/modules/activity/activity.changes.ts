@@ -22,7 +22,8 @@ export type ActivityAction =
   | 'revoke'
   | 'invite'
   | 'role_change'
-  | 'remove_member';
+  | 'remove_member'
+  | 'release';
 
 /** What an action did to its object, as the change feed says it: created, changed or removed it. */
 export type Operation = 'create' | 'update' | 'delete';
@@ -40,6 +41,7 @@ const OPERATION: Record<Exclude<ActivityAction, 'import'>, Operation> = {
   split: 'delete',
   revoke: 'delete',
   remove_member: 'delete',
+  release: 'delete',
 };
 
 /** The operation of an entry: an imported object is created when it held no value before, else updated. */
@@ -124,7 +126,8 @@ export const subnetFields = (r: SubnetValues): Fields => ({
 type AddressValues = Pick<
   typeof addresses.$inferSelect,
   'subnetId' | 'ip' | 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'ptrRecord' | 'customFields'
->;
+> &
+  Partial<Pick<typeof addresses.$inferSelect, 'expiresAt'>>;
 
 export const addressFields = (r: AddressValues): Fields => ({
   subnet_id: r.subnetId,
@@ -136,6 +139,7 @@ export const addressFields = (r: AddressValues): Fields => ({
   owner: r.owner,
   ptr_record: r.ptrRecord,
   custom_fields: r.customFields,
+  expires_at: r.expiresAt?.toISOString() ?? null,
 });
 
 /** A field holds a value: not null and not the empty string (which the API uses for "unset"). */

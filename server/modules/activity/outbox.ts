@@ -42,8 +42,9 @@ function eventOf(entry: ActivityRecord): PendingEvent | null {
     const [, parts] = changes.parts ?? [];
     return { type: 'subnet.split', data: { ...data, original: String(original), parts: parts as string[] } };
   }
-  const verb = VERB[operationOf(entry.action, entry.changes)];
-  return { type: `${resource}.${verb}`, data };
+  // A hold that ended is a delete of its own kind (only addresses are held).
+  if (entry.action === 'release') return resource === 'address' ? { type: 'address.released', data } : null;
+  return { type: `${resource}.${VERB[operationOf(entry.action, entry.changes)]}`, data };
 }
 
 /** How long a cached answer is kept at most (a safety net: changes are notified). */

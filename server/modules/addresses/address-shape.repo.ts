@@ -58,6 +58,13 @@ export const ADDRESS_FIELDS: readonly Field[] = [
     optional: true,
   },
   {
+    name: 'expires_at',
+    ofRow: (row) => row.expiresAt?.toISOString(),
+    packed: 'a.expires_at::text',
+    ofText: isoTimestamp,
+    optional: true,
+  },
+  {
     name: 'created_at',
     ofRow: (row) => row.createdAt.toISOString(),
     packed: 'a.created_at::text',

@@ -7,7 +7,7 @@ import { ADDRESS_COLUMNS, type AddressRow } from './address-shape.repo';
 
 export type AddressInsert = Omit<typeof addresses.$inferInsert, 'id' | 'orgId' | 'spaceId' | 'createdAt' | 'updatedAt'>;
 export type AddressChanges = Partial<
-  Pick<AddressInsert, 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'customFields'>
+  Pick<AddressInsert, 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'customFields' | 'expiresAt'>
 >;
 
 const inOrg = (orgId: string, id: string) => and(eq(addresses.orgId, orgId), eq(addresses.id, id));
@@ -97,6 +97,7 @@ const written = (values: Omit<AddressInsert, 'ip' | 'vrfId'>) => ({
   status: values.status ?? null,
   owner: values.owner ?? null,
   customFields: values.customFields == null ? null : JSON.stringify(values.customFields),
+  expiresAt: values.expiresAt?.toISOString() ?? null,
 });
 
 type Written = ReturnType<typeof written>;
@@ -116,9 +117,11 @@ const insertIfAllowed = (limited: boolean) =>
     Written & { orgId: string; id: string; ip: string; edgePrefixes: number[]; limit: number | null }
   >(
     limited ? 'address_insert_limited' : 'address_insert',
-    `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields)
+    `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields,
+       expires_at)
      SELECT :id, s.org_id, s.id, s.vrf_id, :ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
-       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields
+       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields,
+       :expiresAt::timestamptz
      FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId OFFSET 0) s
      WHERE :ip::inet <<= s.network
        AND (s.is_pool OR masklen(s.network) <> ALL(:edgePrefixes::int[]))
@@ -201,9 +204,10 @@ const insertAllocated = (limited: boolean, guarded: boolean) =>
   >(
     `address_insert_allocated${limited ? '_limited' : ''}${guarded ? '_guarded' : ''}`,
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner,
-       custom_fields)
+       custom_fields, expires_at)
      SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
-       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields::jsonb
+       coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields::jsonb,
+       :expiresAt::timestamptz
      FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid
              AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet
              ${
@@ -315,3 +319,19 @@ export const removeMany = (db: Db, orgId: string, ids: string[]) =>
     .delete(addresses)
     .where(and(eq(addresses.orgId, orgId), inArray(addresses.id, ids)))
     .returning();
+
+const releasedExpired = prepared<AddressRow, { now: string; limit: number }>(
+  'addresses_release_expired',
+  `DELETE FROM addresses WHERE id IN (
+     SELECT id FROM addresses WHERE expires_at <= :now::timestamptz
+     ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+   RETURNING ${ADDRESS_COLUMNS}`,
+);
+
+/**
+ * Deletes at most `limit` held addresses whose hold ended at `now`, oldest first, passing over those another
+ * transaction holds (a release in another process, or a PATCH confirming the address: it re-reads `expires_at`
+ * once that commits); answers the rows deleted.
+ */
+export const releaseExpired = (db: Db, now: Date, limit: number) =>
+  releasedExpired(db, { now: now.toISOString(), limit });

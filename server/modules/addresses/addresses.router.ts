@@ -8,7 +8,7 @@ import * as allocation from './allocation.service';
 
 const s = initServer();
 
-export const addressesRouter = ({ db }: ServerContext) =>
+export const addressesRouter = ({ db, now }: ServerContext) =>
   s.router(contract.addresses, {
     listSubnetAddresses: async ({ req, res, params, query }) => {
       const page = await service.listAddresses(db, principalOf(req), params.id, query);
@@ -18,7 +18,7 @@ export const addressesRouter = ({ db }: ServerContext) =>
     },
     createAddress: async ({ req, params, body }) => ({
       status: 201,
-      body: await service.createAddress(db, principalOf(req), params.id, body),
+      body: await service.createAddress(db, principalOf(req), params.id, body, now()),
     }),
     batchCreateAddresses: async ({ req, params, body }) => ({
       status: 200,
@@ -51,8 +51,8 @@ export const addressesRouter = ({ db }: ServerContext) =>
  * writes. Merged into the subnets router by server/routes.ts.
  */
 export const allocateAddress =
-  ({ db }: ServerContext): AppRouteImplementation<typeof contract.subnets.allocateAddress> =>
+  ({ db, now }: ServerContext): AppRouteImplementation<typeof contract.subnets.allocateAddress> =>
   async ({ req, params, body }) => ({
     status: 201,
-    body: await allocation.allocateAddresses(db, principalOf(req), params.id, body),
+    body: await allocation.allocateAddresses(db, principalOf(req), params.id, body, now()),
   });

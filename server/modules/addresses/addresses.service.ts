@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type {
+  AddressStatus,
   BatchCreateAddressesBody,
   BatchUpdateAddressesBody,
   CreateAddressBody,
@@ -16,6 +17,7 @@ import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordDelete, recordUpdate } from '../activity/activity.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
+import { runPeriodically } from '../shared/periodic';
 import { atVersion, given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
 import {
@@ -54,6 +56,12 @@ export const givenFields = (input: {
   });
 
 /** The values a new address row holds, the columns' defaults where none is given. */
+/** A new address's status and hold: a held one (`hold_seconds`) is reserved until `now` plus the hold. */
+export const statusAndHold = (input: { status?: z.infer<typeof AddressStatus>; hold_seconds?: number }, now: Date) => ({
+  status: input.status ?? (input.hold_seconds === undefined ? 'assigned' : 'reserved'),
+  expiresAt: input.hold_seconds === undefined ? null : new Date(now.getTime() + input.hold_seconds * 1000),
+});
+
 export const newRow = (values: Omit<repo.AddressInsert, 'vrfId'>) => ({
   hostname: '',
   macAddress: '',
@@ -134,6 +142,7 @@ export async function createAddress(
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof CreateAddressBody>,
+  now: Date,
 ) {
   const orgId = caller.orgId;
   const parsed = parseIp(input.ip);
@@ -142,7 +151,7 @@ export async function createAddress(
   const values = {
     subnetId: subnetId.toLowerCase(),
     ip: formatIp(parsed),
-    status: input.status,
+    ...statusAndHold(input, now),
     ...givenFields(input),
   };
   const rules = { edgePrefixes: edgePrefixes(parsed), limit: limitOf(caller, 'addresses') };
@@ -215,6 +224,10 @@ export async function batchCreateAddresses(
 const lockedAt = async (tx: Db, orgId: string, id: string, ifMatch: string | undefined) =>
   atVersion(await repo.getForUpdate(tx, orgId, id), 'Address', ifMatch, toDto);
 
+/** A status given (whatever it is) confirms a hold: the address is kept past its `expires_at`, which is cleared. */
+const confirming = (status: z.infer<typeof AddressStatus> | undefined) =>
+  status === undefined ? {} : { status, expiresAt: null };
+
 export async function updateAddress(
   db: Db,
   caller: Principal,
@@ -222,7 +235,7 @@ export async function updateAddress(
   input: z.infer<typeof UpdateAddressBody>,
   ifMatch?: string,
 ) {
-  const values = { ...givenFields(input), ...given({ status: input.status }) };
+  const values = { ...givenFields(input), ...confirming(input.status) };
   return commitTransaction(db, async (tx) => {
     const before = await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
@@ -250,7 +263,7 @@ const inOrderOf = <Row extends { id: string }>(ids: string[], rows: Row[]) => {
  * values changed gets its own `batch_update` entry, in the order of the ids.
  */
 export async function batchUpdateAddresses(db: Db, caller: Principal, input: z.infer<typeof BatchUpdateAddressesBody>) {
-  const values = given({ status: input.status, owner: input.owner });
+  const values = { ...given({ owner: input.owner }), ...confirming(input.status) };
   return commitTransaction(db, async (tx) => {
     const ids = [...new Set(input.ids)];
     const before = new Map((await repo.lockMany(tx, caller.orgId, ids)).map((row) => [row.id, row]));
@@ -386,3 +399,44 @@ async function childrenHolding(tx: Db, orgId: string, checked: CheckedAddress[])
   });
   return holding;
 }
+
+/** Held addresses released per transaction. */
+const RELEASE_BATCH = 500;
+
+/**
+ * Releases every held address whose hold ended at `now`: deleted, with a `release` activity entry by the system
+ * and an `address.released` event, in one transaction per batch. Each is released once whatever other
+ * processes run this at the same moment (each deletes only the rows it locked); answers how many it released.
+ */
+export async function releaseExpiredHolds(db: Db, now: Date): Promise<number> {
+  let released = 0;
+  for (;;) {
+    const count = await commitTransaction(db, async (tx) => {
+      const rows = await repo.releaseExpired(tx, now, RELEASE_BATCH);
+      const byOrg = new Map<string, typeof rows>();
+      for (const row of rows) byOrg.set(row.orgId, [...(byOrg.get(row.orgId) ?? []), row]);
+      for (const [orgId, held] of byOrg) {
+        await recordActivities(
+          tx,
+          { orgId, userId: null },
+          held.map((row) => ({
+            action: 'release',
+            resourceType: 'address',
+            resourceId: row.id,
+            changes: deleted(addressFields(row)),
+          })),
+        );
+      }
+      return rows.length;
+    });
+    released += count;
+    if (count < RELEASE_BATCH) return released;
+  }
+}
+
+/** How often the process that runs the periodic jobs releases the holds that ended. */
+export const HOLD_RELEASE_INTERVAL_MS = 5_000;
+
+/** Releases ended holds now and then every HOLD_RELEASE_INTERVAL_MS, without keeping the process alive. */
+export const startHoldRelease = (db: Db, now: () => Date, log: (message: string, error: unknown) => void) =>
+  runPeriodically('hold release', HOLD_RELEASE_INTERVAL_MS, () => releaseExpiredHolds(db, now()), log);

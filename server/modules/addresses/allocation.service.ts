@@ -16,7 +16,7 @@ import { commitChange } from '../writes/writes';
 import { type AddressDto, toDto } from './address-shape.repo';
 import type { AllocationBasis, RecordsBelow } from './addresses.repo';
 import * as repo from './addresses.repo';
-import { givenFields, newRow } from './addresses.service';
+import { givenFields, newRow, statusAndHold } from './addresses.service';
 import { hintAfterHinted, hintAfterRead, hintedCandidates } from './allocation-hints';
 
 /** Attempts before an allocation gives up on candidates that concurrent allocations keep holding. */
@@ -49,10 +49,11 @@ export async function allocateAddresses(
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof AllocateAddressesBody>,
+  now: Date,
 ) {
   const orgId = caller.orgId;
   const limit = limitOf(caller, 'addresses');
-  const values = { subnetId: subnetId.toLowerCase(), status: input.status, ...givenFields(input) };
+  const values = { subnetId: subnetId.toLowerCase(), ...statusAndHold(input, now), ...givenFields(input) };
   /** The write of the first `input.count` of `ips` it can take; null when it got fewer (nothing written). */
   const write = async (connection: Db, subnet: AllocationBasis, ips: string[], below?: RecordsBelow) => {
     const candidates = ips.map((ip) => ({ ip, id: randomUUID() }));

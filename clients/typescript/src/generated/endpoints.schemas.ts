@@ -788,7 +788,7 @@ export interface SubnetFreeBlocks {
 }
 
 /**
- * Status of every allocated address; default assigned
+ * Status of every allocated address; default assigned (reserved when held)
  */
 export type AllocateAddressesBodyStatus =
   (typeof AllocateAddressesBodyStatus)[keyof typeof AllocateAddressesBodyStatus];
@@ -831,7 +831,7 @@ export interface AllocateAddressesBody {
    * @maxLength 1000
    */
   description?: string;
-  /** Status of every allocated address; default assigned */
+  /** Status of every allocated address; default assigned (reserved when held) */
   status?: AllocateAddressesBodyStatus;
   /**
    * Person or team responsible
@@ -840,6 +840,12 @@ export interface AllocateAddressesBody {
   owner?: string;
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AllocateAddressesBodyCustomFields;
+  /**
+   * Hold the address for this many seconds (1 to 604,800): it is reserved with `expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status confirms it first
+   * @minimum 1
+   * @maximum 604800
+   */
+  hold_seconds?: number;
 }
 
 /**
@@ -885,6 +891,8 @@ export interface Address {
   custom_fields?: AddressCustomFields;
   /** When the address was last seen on the network; omitted when unset */
   last_seen?: string;
+  /** End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held */
+  expires_at?: string;
   /** RFC 3339 UTC timestamp */
   created_at: string;
   /** RFC 3339 UTC timestamp */
@@ -948,7 +956,7 @@ export interface AllocateSubnetsBody {
 }
 
 /**
- * Status of the new address; default assigned
+ * Status of the new address; default assigned (reserved when held)
  */
 export type CreateAddressBodyStatus = (typeof CreateAddressBodyStatus)[keyof typeof CreateAddressBodyStatus];
 
@@ -986,7 +994,7 @@ export interface CreateAddressBody {
    * @maxLength 1000
    */
   description?: string;
-  /** Status of the new address; default assigned */
+  /** Status of the new address; default assigned (reserved when held) */
   status?: CreateAddressBodyStatus;
   /**
    * Person or team responsible
@@ -995,6 +1003,12 @@ export interface CreateAddressBody {
   owner?: string;
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: CreateAddressBodyCustomFields;
+  /**
+   * Hold the address for this many seconds (1 to 604,800): it is reserved with `expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status confirms it first
+   * @minimum 1
+   * @maximum 604800
+   */
+  hold_seconds?: number;
 }
 
 /**
@@ -1388,6 +1402,7 @@ export const WebhookEventType = {
   addresscreated: 'address.created',
   addressupdated: 'address.updated',
   addressdeleted: 'address.deleted',
+  addressreleased: 'address.released',
   vlancreated: 'vlan.created',
   vlanupdated: 'vlan.updated',
   vlandeleted: 'vlan.deleted',
@@ -1440,7 +1455,7 @@ export interface CreateWebhookBody {
   description?: string;
   /**
    * Event types delivered; an empty array means all
-   * @maxItems 20
+   * @maxItems 21
    */
   event_types?: WebhookEventType[];
 }
@@ -1480,7 +1495,7 @@ export interface UpdateWebhookBody {
   description?: string;
   /**
    * Event types delivered; an empty array means all
-   * @maxItems 20
+   * @maxItems 21
    */
   event_types?: WebhookEventType[];
   /** Switch deliveries on or off */
@@ -2929,7 +2944,7 @@ export interface ToolsRemoteHeaders {
 export type ToolsHeadersResult = ToolsRequestHeaders | ToolsRemoteHeaders;
 
 /**
- * `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location
+ * `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location, and `address.released` for a held address whose hold ended (it no longer exists)
  */
 export type ResourceChangeEventType = (typeof ResourceChangeEventType)[keyof typeof ResourceChangeEventType];
 
@@ -2943,6 +2958,7 @@ export const ResourceChangeEventType = {
   addresscreated: 'address.created',
   addressupdated: 'address.updated',
   addressdeleted: 'address.deleted',
+  addressreleased: 'address.released',
   vlancreated: 'vlan.created',
   vlanupdated: 'vlan.updated',
   vlandeleted: 'vlan.deleted',
@@ -2973,7 +2989,7 @@ export type ResourceChangeEventData = {
  * A folder, subnet, address, VLAN, VRF or location was created, updated or deleted
  */
 export interface ResourceChangeEvent {
-  /** `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location */
+  /** `<resource>.created`, `.updated` or `.deleted` for folder, subnet, address, vlan, vrf, location, and `address.released` for a held address whose hold ended (it no longer exists) */
   type: ResourceChangeEventType;
   /** When the change happened; the same on every retry of the event */
   timestamp: string;

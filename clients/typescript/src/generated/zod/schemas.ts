@@ -1252,8 +1252,9 @@ export const allocateAddressBodyMacAddressRegExp = new RegExp(
 );
 export const allocateAddressBodyDescriptionMax = 1000;
 
-export const allocateAddressBodyStatusDefault = `assigned`;
 export const allocateAddressBodyOwnerMax = 200;
+
+export const allocateAddressBodyHoldSecondsMax = 604800;
 
 export const AllocateAddressBody = zod
   .object({
@@ -1277,14 +1278,23 @@ export const AllocateAddressBody = zod
       .describe('Description of every allocated address'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
-      .default(allocateAddressBodyStatusDefault)
-      .describe('Status of every allocated address; default assigned'),
+      .optional()
+      .describe('Status of every allocated address; default assigned (reserved when held)'),
     owner: zod.string().max(allocateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
       .describe(
         'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
+    hold_seconds: zod
+      .number()
+      .int()
+      .min(1)
+      .max(allocateAddressBodyHoldSecondsMax)
+      .optional()
+      .describe(
+        'Hold the address for this many seconds (1 to 604,800): it is reserved with `expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status confirms it first',
       ),
   })
   .strict()
@@ -1314,6 +1324,13 @@ export const AllocateAddressResponseItem = zod
       .datetime({ offset: true })
       .optional()
       .describe('When the address was last seen on the network; omitted when unset'),
+    expires_at: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1548,6 +1565,13 @@ export const ListSubnetAddressesResponseItem = zod
       .datetime({ offset: true })
       .optional()
       .describe('When the address was last seen on the network; omitted when unset'),
+    expires_at: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1587,8 +1611,9 @@ export const createAddressBodyMacAddressRegExp = new RegExp(
 );
 export const createAddressBodyDescriptionMax = 1000;
 
-export const createAddressBodyStatusDefault = `assigned`;
 export const createAddressBodyOwnerMax = 200;
+
+export const createAddressBodyHoldSecondsMax = 604800;
 
 export const CreateAddressBody = zod
   .object({
@@ -1610,14 +1635,23 @@ export const CreateAddressBody = zod
       .describe('Free-text description of the address, e.g. Primary web server'),
     status: zod
       .enum(['assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'])
-      .default(createAddressBodyStatusDefault)
-      .describe('Status of the new address; default assigned'),
+      .optional()
+      .describe('Status of the new address; default assigned (reserved when held)'),
     owner: zod.string().max(createAddressBodyOwnerMax).optional().describe('Person or team responsible'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
       .describe(
         'Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields',
+      ),
+    hold_seconds: zod
+      .number()
+      .int()
+      .min(1)
+      .max(createAddressBodyHoldSecondsMax)
+      .optional()
+      .describe(
+        'Hold the address for this many seconds (1 to 604,800): it is reserved with `expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status confirms it first',
       ),
   })
   .strict()
@@ -1647,6 +1681,13 @@ export const CreateAddressResponse = zod
       .datetime({ offset: true })
       .optional()
       .describe('When the address was last seen on the network; omitted when unset'),
+    expires_at: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1832,6 +1873,13 @@ export const GetAddressResponse = zod
       .datetime({ offset: true })
       .optional()
       .describe('When the address was last seen on the network; omitted when unset'),
+    expires_at: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -1922,6 +1970,13 @@ export const UpdateAddressResponse = zod
       .datetime({ offset: true })
       .optional()
       .describe('When the address was last seen on the network; omitted when unset'),
+    expires_at: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'End of a hold (`hold_seconds`): the service releases (deletes) the address then unless its status is set first; omitted when not held',
+      ),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
@@ -2521,6 +2576,7 @@ export const ListWebhooksResponseItem = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2572,7 +2628,7 @@ export const createWebhookBodyUrlRegExp = new RegExp('^https?:\\/\\/(?:)');
 export const createWebhookBodyDescriptionMax = 1000;
 
 export const createWebhookBodyEventTypesDefault = [];
-export const createWebhookBodyEventTypesMax = 20;
+export const createWebhookBodyEventTypesMax = 21;
 
 export const CreateWebhookBody = zod
   .object({
@@ -2603,6 +2659,7 @@ export const CreateWebhookBody = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2647,6 +2704,7 @@ export const CreateWebhookResponse = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2708,6 +2766,7 @@ export const GetWebhookResponse = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2759,7 +2818,7 @@ export const updateWebhookBodyUrlMax = 2048;
 export const updateWebhookBodyUrlRegExp = new RegExp('^https?:\\/\\/(?:)');
 export const updateWebhookBodyDescriptionMax = 1000;
 
-export const updateWebhookBodyEventTypesMax = 20;
+export const updateWebhookBodyEventTypesMax = 21;
 
 export const UpdateWebhookBody = zod
   .object({
@@ -2791,6 +2850,7 @@ export const UpdateWebhookBody = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2833,6 +2893,7 @@ export const UpdateWebhookResponse = zod
             'address.created',
             'address.updated',
             'address.deleted',
+            'address.released',
             'vlan.created',
             'vlan.updated',
             'vlan.deleted',
@@ -2944,6 +3005,7 @@ export const ListWebhookDeliveriesResponseItem = zod
         'address.created',
         'address.updated',
         'address.deleted',
+        'address.released',
         'vlan.created',
         'vlan.updated',
         'vlan.deleted',
