@@ -30,6 +30,18 @@ export const ListChangesQuery = z
   })
   .strict();
 
+const changeExample = {
+  cursor: 'WyJ0aGUgY2hhbmdlIGZlZWQiLDQyLDEwNDJd',
+  operation: 'update',
+  action: 'update',
+  resource_type: 'subnet',
+  resource_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
+  changes: { name: ['LAN', 'Office LAN'] },
+  activity_id: 1042,
+  user_id: '5a1c2e3f-8b7d-4c6a-9e0f-1d2c3b4a5e6f',
+  created_at: '2026-11-22T10:00:00.000Z',
+};
+
 export const ChangeOperation = z.enum(['create', 'update', 'delete']);
 
 export const Change = extendApi(
@@ -54,17 +66,7 @@ export const Change = extendApi(
   {
     title: 'Change',
     description: 'One change of the organisation’s data, in commit order',
-    example: {
-      cursor: 'WyJ0aGUgY2hhbmdlIGZlZWQiLDQyLDEwNDJd',
-      operation: 'update',
-      action: 'update',
-      resource_type: 'subnet',
-      resource_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
-      changes: { name: ['LAN', 'Office LAN'] },
-      activity_id: 1042,
-      user_id: '5a1c2e3f-8b7d-4c6a-9e0f-1d2c3b4a5e6f',
-      created_at: '2026-11-22T10:00:00.000Z',
-    },
+    example: changeExample,
   },
 );
 
@@ -82,20 +84,8 @@ export const ChangePage = extendApi(
     title: 'ChangePage',
     description: 'A page of the change feed',
     example: {
-      changes: [
-        {
-          cursor: 'WyJ0aGUgY2hhbmdlIGZlZWQiLDQyLDEwNDJd',
-          operation: 'update',
-          action: 'update',
-          resource_type: 'subnet',
-          resource_id: '3f2b8c1e-5d4a-4e6b-9c7d-1a2b3c4d5e6f',
-          changes: { name: ['LAN', 'Office LAN'] },
-          activity_id: 1042,
-          user_id: '5a1c2e3f-8b7d-4c6a-9e0f-1d2c3b4a5e6f',
-          created_at: '2026-11-22T10:00:00.000Z',
-        },
-      ],
-      next_cursor: 'WyJ0aGUgY2hhbmdlIGZlZWQiLDQyLDEwNDJd',
+      changes: [changeExample],
+      next_cursor: changeExample.cursor,
       has_more: false,
     },
   },

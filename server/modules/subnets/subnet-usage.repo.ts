@@ -30,17 +30,21 @@ const USED = `(SELECT count(*) FROM addresses a
             WHERE o.org_id = s.org_id AND o.space_id = s.space_id AND NOT o.tracked
               AND o.network << s.network AND o.network >> u.network))::int`;
 
+/** A subnet row with its references' names (NAMES) and its used count (USED). */
+type WithUsage = SubnetRow & {
+  folderName: string | null;
+  vlanNumber: number | null;
+  vrfName: string | null;
+  locationName: string | null;
+  used: number;
+};
+
 /**
  * One subnet with its resolved names, its used count (address records of its space inside its range, less
  * those inside its outermost untracked descendants) and its direct children: one round trip.
  */
 const subnetWithUsage = prepared<
-  SubnetRow & {
-    folderName: string | null;
-    vlanNumber: number | null;
-    vrfName: string | null;
-    locationName: string | null;
-    used: number;
+  WithUsage & {
     children: { id: string; network: string; name: string }[];
   },
   { orgId: string; id: string }
@@ -81,13 +85,7 @@ export interface ListPosition {
 const LIST_ORDER = `(s.vrf_id IS NULL), coalesce(s.vrf_id, '00000000-0000-0000-0000-000000000000'::uuid), family(s.network), s.network`;
 
 const pageWithUsage = prepared<
-  SubnetRow & {
-    folderName: string | null;
-    vlanNumber: number | null;
-    vrfName: string | null;
-    locationName: string | null;
-    used: number;
-  },
+  WithUsage,
   {
     orgId: string;
     folderId: string | null;
