@@ -468,9 +468,39 @@ export const SubnetOverlap = extendApi(
 /** Subnets in one page of the list, at most (pages only when asked for). */
 export const SUBNET_PAGE_MAX = 1000;
 
+/** A threshold of utilization, a fraction from 0 to 1 as the `utilization` field. */
+const UtilizationThreshold = z.coerce.number().min(0).max(1).optional();
+
 export const ListSubnetsQuery = z
   .object({
     folder_id: Uuid.optional().describe('Only subnets of this folder'),
+    vrf_id: z
+      .union([Uuid, z.literal('global')])
+      .optional()
+      .describe('Only subnets of this VRF; `global` for those of the global space (no VRF)'),
+    vlan_id: Uuid.optional().describe('Only subnets attached to this VLAN'),
+    location_id: Uuid.optional().describe('Only subnets at this location'),
+    is_pool: z.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
+    contains: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only subnets containing this IP address or CIDR (itself included), e.g. 10.0.1.7 or 10.0.1.0/26'),
+    within: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only subnets inside this CIDR (itself included), e.g. 10.0.0.0/16'),
+    utilization_above: UtilizationThreshold.describe(
+      'Only tracked subnets whose utilization is above this fraction (0 to 1), e.g. 0.8',
+    ),
+    utilization_below: UtilizationThreshold.describe(
+      'Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1',
+    ),
     limit: queryInt(1, SUBNET_PAGE_MAX).describe(
       `Subnets per page, 1 to ${SUBNET_PAGE_MAX}: the list comes in pages only when this or \`cursor\` is given`,
     ),

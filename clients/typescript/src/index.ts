@@ -109,9 +109,9 @@ export interface IteratorMethods {
     ): AsyncGenerator<Address, void, undefined>;
   };
   readonly subnets: {
-    /** Every subnet (of `folder_id` when given) in the list's order, `limit` (default 1000) per request. */
+    /** Every subnet that passes the filters, in the list's order, `limit` (default 1000) per request. */
     iterate(
-      params?: Pick<ListSubnetsParams, 'folder_id' | 'limit'>,
+      params?: Omit<ListSubnetsParams, 'cursor'>,
       options?: RequestOptions,
     ): AsyncGenerator<Subnet, void, undefined>;
   };

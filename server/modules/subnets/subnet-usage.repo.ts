@@ -4,6 +4,7 @@ import { columnsOf } from '../../db/columns';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
+import { type Cidr, formatCidr } from '../../ipam';
 import type { SubnetRow } from './subnets.repo';
 
 /** The host-length bounds of a cidr expression, for range conditions on the addresses index. */
@@ -89,9 +90,16 @@ const pageWithUsage = prepared<
   {
     orgId: string;
     folderId: string | null;
+    vrfAny: boolean;
+    vrfId: string | null;
+    vlanId: string | null;
+    locationId: string | null;
+    isPool: boolean | null;
+    contains: string | null;
+    within: string | null;
     started: boolean;
-    global: boolean;
-    vrfId: string;
+    afterGlobal: boolean;
+    afterVrf: string;
     family: number;
     network: string;
     limit: number;
@@ -102,7 +110,13 @@ const pageWithUsage = prepared<
   `WITH page AS (
      SELECT s.id FROM subnets s
      WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
-       AND (NOT :started::boolean OR (${LIST_ORDER}) > (:global::boolean, :vrfId::uuid, :family::int, :network::cidr))
+       AND (:vrfAny::boolean OR s.vrf_id IS NOT DISTINCT FROM :vrfId::uuid)
+       AND (:vlanId::uuid IS NULL OR s.vlan_id = :vlanId::uuid)
+       AND (:locationId::uuid IS NULL OR s.location_id = :locationId::uuid)
+       AND (:isPool::boolean IS NULL OR s.is_pool = :isPool::boolean)
+       AND (:contains::cidr IS NULL OR s.network >>= :contains::cidr)
+       AND (:within::cidr IS NULL OR s.network <<= :within::cidr)
+       AND (NOT :started::boolean OR (${LIST_ORDER}) > (:afterGlobal::boolean, :afterVrf::uuid, :family::int, :network::cidr))
      ORDER BY ${LIST_ORDER}
      LIMIT :limit)
    SELECT ${columnsOf(subnets, 's')}, ${NAMES}, ${USED} AS used
@@ -111,23 +125,43 @@ const pageWithUsage = prepared<
    ORDER BY ${LIST_ORDER}`,
 );
 
+/** Filters of the subnet list; each absent one lets every subnet pass (`vrfId` null: the global space). */
+export interface SubnetFilter {
+  folderId?: string;
+  vrfId?: string | null;
+  vlanId?: string;
+  locationId?: string;
+  isPool?: boolean;
+  /** Subnets containing this block (or equal to it). */
+  contains?: Cidr;
+  /** Subnets inside this block (or equal to it). */
+  within?: Cidr;
+}
+
 /**
- * A page of the organisation's subnets (of one folder when given) after `after` in the list's order, each with
- * its names and used count as its GET reads them.
+ * A page of the organisation's subnets that pass `filter`, after `after` in the list's order, each with its names
+ * and used count as its GET reads them.
  */
 export async function pageOfSubnets(
   db: Db,
   orgId: string,
-  folderId: string | null,
+  filter: SubnetFilter,
   after: ListPosition | null,
   limit: number,
 ) {
   const rows = await pageWithUsage(db, {
     orgId,
-    folderId,
+    folderId: filter.folderId ?? null,
+    vrfAny: filter.vrfId === undefined,
+    vrfId: filter.vrfId ?? null,
+    vlanId: filter.vlanId ?? null,
+    locationId: filter.locationId ?? null,
+    isPool: filter.isPool ?? null,
+    contains: filter.contains ? formatCidr(filter.contains) : null,
+    within: filter.within ? formatCidr(filter.within) : null,
     started: after !== null,
-    global: after?.global ?? false,
-    vrfId: after?.vrfId ?? '00000000-0000-0000-0000-000000000000',
+    afterGlobal: after?.global ?? false,
+    afterVrf: after?.vrfId ?? '00000000-0000-0000-0000-000000000000',
     family: after?.family ?? 4,
     network: after?.network ?? '0.0.0.0/0',
     limit,

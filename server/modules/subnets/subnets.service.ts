@@ -9,7 +9,7 @@ import {
 import { decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
 import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
-import { type Cidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
+import { BITS, type Cidr, containsCidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { assertVersion, versionOf } from '../../versions';
 import { created, deleted, subnetFields } from '../activity/activity.changes';
@@ -25,9 +25,16 @@ import * as vrfs from '../vrfs/vrfs.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
 import { commitChange, commitTransaction } from '../writes/writes';
 import { lockSpaceStep, lockSpaces, spaceOf } from './spaces';
-import { getWithUsage, type ListPosition, pageOfSubnets, withUsageOf, withUsageStep } from './subnet-usage.repo';
+import {
+  getWithUsage,
+  type ListPosition,
+  pageOfSubnets,
+  type SubnetFilter,
+  withUsageOf,
+  withUsageStep,
+} from './subnet-usage.repo';
 import * as writes from './subnet-writes.repo';
-import { rollUpUsed, toSubnetDto } from './subnets.dto';
+import { rollUpUsed, type SubnetDto, toSubnetDto } from './subnets.dto';
 import { insertManyNested, lockSubnet, moveToSpace } from './subnets.hierarchy';
 import * as repo from './subnets.repo';
 
@@ -129,22 +136,69 @@ function listPositionOf(cursor: string): ListPosition {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A CIDR of a filter as given (an ip alone is its own block); a 400 naming `field` for anything else. */
+function filterCidr(field: string, text: string): Cidr {
+  const ip = parseIp(text);
+  if (ip) return { version: ip.version, network: ip.value, prefix: BITS[ip.version] };
+  return parseNetwork(text, field);
+}
+
+/** The filters of the subnet list, read from its query (a malformed CIDR is a 400 naming its parameter). */
+function subnetFilterOf(query: z.infer<typeof ListSubnetsQuery>): SubnetFilter {
+  return {
+    folderId: query.folder_id,
+    vrfId: query.vrf_id === 'global' ? null : query.vrf_id,
+    vlanId: query.vlan_id,
+    locationId: query.location_id,
+    isPool: query.is_pool === undefined ? undefined : query.is_pool === 'true',
+    contains: query.contains === undefined ? undefined : filterCidr('contains', query.contains),
+    within: query.within === undefined ? undefined : parseNetwork(query.within, 'within'),
+  };
+}
+
+/** Whether a subnet passes the filters the database does not apply: the utilization thresholds (tracked only). */
+function passesUtilization(query: z.infer<typeof ListSubnetsQuery>, dto: SubnetDto) {
+  const above = query.utilization_above;
+  const below = query.utilization_below;
+  if (above === undefined && below === undefined) return true;
+  return (
+    dto.tracked && (above === undefined || dto.utilization > above) && (below === undefined || dto.utilization < below)
+  );
+}
+
+/** Whether a subnet of the whole list passes the filters (as the page's SQL applies them). */
+function passes(filter: SubnetFilter, s: repo.SubnetRow) {
+  const network = parseCidr(s.network)!.cidr;
+  return (
+    (filter.folderId === undefined || s.folderId === filter.folderId) &&
+    (filter.vrfId === undefined || s.vrfId === filter.vrfId) &&
+    (filter.vlanId === undefined || s.vlanId === filter.vlanId) &&
+    (filter.locationId === undefined || s.locationId === filter.locationId) &&
+    (filter.isPool === undefined || s.isPool === filter.isPool) &&
+    (filter.contains === undefined || containsCidr(network, filter.contains)) &&
+    (filter.within === undefined || containsCidr(filter.within, network))
+  );
+}
+
 /**
- * The organisation's subnets (of one folder when given): all at once, or, when a `limit` or `cursor` is given, a
- * page in the same order and the cursor of the next one (null on the last).
+ * The organisation's subnets that pass the filters: all at once, or, when a `limit` or `cursor` is given, a page in
+ * the same order and the cursor of the next one (null on the last). A page is chosen before the utilization
+ * thresholds apply (they need each subnet's count), so with them a page may hold fewer than `limit`.
  */
 export async function listSubnets(db: Db, caller: Principal, query: z.infer<typeof ListSubnetsQuery>) {
+  const filter = subnetFilterOf(query);
   if (query.limit === undefined && query.cursor === undefined) {
     const rows = await repo.listWithNames(db, caller.orgId);
     const used = rollUpUsed(rows.map((r) => ({ ...r.subnet, ownUsed: r.ownUsed })));
     const list = rows
-      .filter((r) => query.folder_id === undefined || r.subnet.folderId === query.folder_id)
-      .map((r) => toSubnetDto(r, r.subnet.tracked ? (used.get(r.subnet.id) ?? 0) : null));
+      .filter((r) => passes(filter, r.subnet))
+      .map((r) => toSubnetDto(r, r.subnet.tracked ? (used.get(r.subnet.id) ?? 0) : null))
+      .filter((dto) => passesUtilization(query, dto));
     return { list, next: null };
   }
   const limit = query.limit ?? SUBNET_PAGE_MAX;
   const after = query.cursor === undefined ? null : listPositionOf(query.cursor);
-  const rows = await pageOfSubnets(db, caller.orgId, query.folder_id ?? null, after, limit + 1);
+  const rows = await pageOfSubnets(db, caller.orgId, filter, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page.at(-1)?.row.subnet;
   const next =
@@ -156,7 +210,10 @@ export async function listSubnets(db: Db, caller: Principal, query: z.infer<type
           last.network,
         ])
       : null;
-  return { list: page.map((r) => toSubnetDto(r.row, r.row.subnet.tracked ? r.used : null)), next };
+  const list = page
+    .map((r) => toSubnetDto(r.row, r.row.subnet.tracked ? r.used : null))
+    .filter((dto) => passesUtilization(query, dto));
+  return { list, next };
 }
 
 export async function getSubnet(db: Db, caller: Principal, id: string) {

@@ -3120,6 +3120,46 @@ export type ListSubnetsParams = {
    */
   folder_id?: string;
   /**
+   * Only subnets of this VRF; `global` for those of the global space (no VRF)
+   */
+  vrf_id?: string | 'global';
+  /**
+   * Only subnets attached to this VLAN
+   */
+  vlan_id?: string;
+  /**
+   * Only subnets at this location
+   */
+  location_id?: string;
+  /**
+   * Only pools (`true`) or only other subnets (`false`)
+   */
+  is_pool?: ListSubnetsIsPool;
+  /**
+   * Only subnets containing this IP address or CIDR (itself included), e.g. 10.0.1.7 or 10.0.1.0/26
+   * @minLength 1
+   * @maxLength 100
+   */
+  contains?: string;
+  /**
+   * Only subnets inside this CIDR (itself included), e.g. 10.0.0.0/16
+   * @minLength 1
+   * @maxLength 100
+   */
+  within?: string;
+  /**
+   * Only tracked subnets whose utilization is above this fraction (0 to 1), e.g. 0.8
+   * @minimum 0
+   * @maximum 1
+   */
+  utilization_above?: number;
+  /**
+   * Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1
+   * @minimum 0
+   * @maximum 1
+   */
+  utilization_below?: number;
+  /**
    * Subnets per page, 1 to 1000: the list comes in pages only when this or `cursor` is given
    * @minimum 1
    * @maximum 1000
@@ -3132,6 +3172,13 @@ export type ListSubnetsParams = {
    */
   cursor?: string;
 };
+
+export type ListSubnetsIsPool = (typeof ListSubnetsIsPool)[keyof typeof ListSubnetsIsPool];
+
+export const ListSubnetsIsPool = {
+  true: 'true',
+  false: 'false',
+} as const;
 
 export type CreateSubnetParams = {
   /**

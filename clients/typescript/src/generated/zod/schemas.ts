@@ -338,6 +338,16 @@ export const DeleteFolderResponse = zod.void();
  * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
  * @summary List subnets
  */
+export const listSubnetsQueryContainsMax = 100;
+
+export const listSubnetsQueryWithinMax = 100;
+
+export const listSubnetsQueryUtilizationAboveMin = 0;
+export const listSubnetsQueryUtilizationAboveMax = 1;
+
+export const listSubnetsQueryUtilizationBelowMin = 0;
+export const listSubnetsQueryUtilizationBelowMax = 1;
+
 export const listSubnetsQueryLimitMax = 1000;
 
 export const listSubnetsQueryCursorMax = 1024;
@@ -345,6 +355,37 @@ export const listSubnetsQueryCursorMax = 1024;
 export const ListSubnetsQueryParams = zod
   .object({
     folder_id: zod.string().uuid().optional().describe('Only subnets of this folder'),
+    vrf_id: zod
+      .union([zod.string().uuid(), zod.enum(['global'])])
+      .optional()
+      .describe('Only subnets of this VRF; `global` for those of the global space (no VRF)'),
+    vlan_id: zod.string().uuid().optional().describe('Only subnets attached to this VLAN'),
+    location_id: zod.string().uuid().optional().describe('Only subnets at this location'),
+    is_pool: zod.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
+    contains: zod
+      .string()
+      .min(1)
+      .max(listSubnetsQueryContainsMax)
+      .optional()
+      .describe('Only subnets containing this IP address or CIDR (itself included), e.g. 10.0.1.7 or 10.0.1.0/26'),
+    within: zod
+      .string()
+      .min(1)
+      .max(listSubnetsQueryWithinMax)
+      .optional()
+      .describe('Only subnets inside this CIDR (itself included), e.g. 10.0.0.0/16'),
+    utilization_above: zod
+      .number()
+      .min(listSubnetsQueryUtilizationAboveMin)
+      .max(listSubnetsQueryUtilizationAboveMax)
+      .optional()
+      .describe('Only tracked subnets whose utilization is above this fraction (0 to 1), e.g. 0.8'),
+    utilization_below: zod
+      .number()
+      .min(listSubnetsQueryUtilizationBelowMin)
+      .max(listSubnetsQueryUtilizationBelowMax)
+      .optional()
+      .describe('Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1'),
     limit: zod
       .number()
       .int()
