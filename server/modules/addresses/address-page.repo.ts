@@ -9,9 +9,11 @@
  * characters in text, so a page is unpacked only when it splits into exactly the rows the count promises,
  * each of exactly its fields; a value holding either character makes it answer from a plain row query.
  */
+import { and, asc, count, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
-import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS } from './address-shape.repo';
+import { addresses, subnets } from '../../db/schema';
+import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS, toDto } from './address-shape.repo';
 
 const FIELD = '\x1f';
 const ROW = '\x1e';
@@ -120,4 +122,64 @@ async function readPage(
   const [head] = list;
   if (!head) return undefined;
   return { total: head.total, fields: list.flatMap((r) => (r.fields ? [r.fields] : [])) };
+}
+
+/** Filters of a subnet's address list; each absent one lets every record pass. */
+export interface AddressFilter {
+  statuses?: string[];
+  hostnamePrefix?: string;
+  hostnameContains?: string;
+  macAddress?: string;
+  /** RFC 3339 times, compared by PostgreSQL to the microsecond. */
+  createdAfter?: string;
+  updatedAfter?: string;
+}
+
+/** `%`, `_` and `\` stand for themselves in a LIKE pattern. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of the subnet's records that pass `filter`, in ip order, with their count (a filtered page is read as rows,
+ * not packed: the tallies count the whole subnet); undefined when the organisation has no such subnet. A page after
+ * an address reads one record more, to know whether others follow.
+ */
+export async function filteredPageInSubnet(
+  db: Db,
+  orgId: string,
+  subnetId: string,
+  filter: AddressFilter,
+  limit: number,
+  start: PageStart,
+) {
+  const [subnet] = await db
+    .select({ id: subnets.id })
+    .from(subnets)
+    .where(and(eq(subnets.orgId, orgId), eq(subnets.id, subnetId)));
+  if (!subnet) return undefined;
+  const passing = and(
+    eq(addresses.orgId, orgId),
+    eq(addresses.subnetId, subnetId),
+    filter.statuses ? inArray(addresses.status, filter.statuses) : undefined,
+    filter.hostnamePrefix !== undefined
+      ? ilike(addresses.hostname, `${escapeLike(filter.hostnamePrefix)}%`)
+      : undefined,
+    filter.hostnameContains !== undefined
+      ? ilike(addresses.hostname, `%${escapeLike(filter.hostnameContains)}%`)
+      : undefined,
+    filter.macAddress !== undefined ? eq(addresses.macAddress, filter.macAddress) : undefined,
+    filter.createdAfter ? sql`${addresses.createdAt} > ${filter.createdAfter}::timestamptz` : undefined,
+    filter.updatedAfter ? sql`${addresses.updatedAt} > ${filter.updatedAfter}::timestamptz` : undefined,
+  );
+  const [counted] = await db.select({ n: count() }).from(addresses).where(passing);
+  const total = counted?.n ?? 0;
+  const after = 'after' in start ? start.after : null;
+  const rows = await db
+    .select()
+    .from(addresses)
+    .where(and(passing, after === null ? undefined : sql`${addresses.ip} > ${after}::inet`))
+    .orderBy(asc(addresses.ip))
+    .limit(after === null ? limit : limit + 1)
+    .offset('offset' in start ? start.offset : 0);
+  const more = after === null ? ('offset' in start ? start.offset : 0) + rows.length < total : rows.length > limit;
+  return { total, page: rows.slice(0, limit).map(toDto), more };
 }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type {
-  AddressStatus,
-  BatchCreateAddressesBody,
-  BatchUpdateAddressesBody,
-  CreateAddressBody,
-  ListAddressesQuery,
-  UpdateAddressBody,
+import {
+  type AddressStatus,
+  addressStatuses,
+  type BatchCreateAddressesBody,
+  type BatchUpdateAddressesBody,
+  type CreateAddressBody,
+  type ListAddressesQuery,
+  type UpdateAddressBody,
 } from '../../../contract/addresses.contract';
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
@@ -29,7 +30,7 @@ import {
   spaceOf,
 } from '../subnets/spaces';
 import { commitChange, commitTransaction } from '../writes/writes';
-import { type PageStart, pageInSubnet } from './address-page.repo';
+import { type AddressFilter, filteredPageInSubnet, type PageStart, pageInSubnet } from './address-page.repo';
 import { toDto } from './address-shape.repo';
 import * as repo from './addresses.repo';
 
@@ -101,12 +102,41 @@ async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: st
 }
 
 /** A page of a subnet's addresses, by offset or after a cursor, with the cursor of the next page (null on the last). */
+/** A time of a filter as given (PostgreSQL compares it to the microsecond); a year before 1 is a 400, not a 500. */
+function timeOf(field: string, text: string | undefined) {
+  if (text !== undefined && !(new Date(text).getUTCFullYear() >= 1))
+    throw badRequest(`${field}: ${text} is before year 1`);
+  return text;
+}
+
+/** The filters of a subnet's address list, or null when none is given (the packed page answers then). */
+function addressFilterOf(query: z.infer<typeof ListAddressesQuery>): AddressFilter | null {
+  let statuses: string[] | undefined;
+  if (query.status !== undefined) {
+    statuses = query.status.split(',').map((status) => status.trim());
+    const unknown = statuses.find((status) => !(addressStatuses as readonly string[]).includes(status));
+    if (unknown !== undefined) {
+      throw badRequest(`status: ${JSON.stringify(unknown)} is none of ${addressStatuses.join(', ')}`);
+    }
+  }
+  const filter: AddressFilter = {
+    statuses,
+    hostnamePrefix: query.hostname_prefix,
+    hostnameContains: query.hostname_contains,
+    macAddress: query.mac_address === undefined ? undefined : normalizeMac(query.mac_address),
+    createdAfter: timeOf('created_after', query.created_after),
+    updatedAfter: timeOf('updated_after', query.updated_after),
+  };
+  return Object.values(filter).some((value) => value !== undefined) ? filter : null;
+}
+
 export async function listAddresses(
   db: Db,
   caller: Principal,
   subnetId: string,
-  { limit, offset, cursor }: z.infer<typeof ListAddressesQuery>,
+  query: z.infer<typeof ListAddressesQuery>,
 ) {
+  const { limit, offset, cursor } = query;
   assertOneWay(cursor, offset);
   const list = `the addresses of subnet ${subnetId.toLowerCase()}`;
   let start: PageStart;
@@ -118,7 +148,13 @@ export async function listAddresses(
     if (typeof after !== 'string' || !parseIp(after)) throw badRequest(`cursor: not a cursor of ${list}`);
     start = { after };
   }
-  const page = orNotFound(await pageInSubnet(db, caller.orgId, subnetId, limit, start), 'Subnet');
+  const filter = addressFilterOf(query);
+  const page = orNotFound(
+    filter
+      ? await filteredPageInSubnet(db, caller.orgId, subnetId.toLowerCase(), filter, limit, start)
+      : await pageInSubnet(db, caller.orgId, subnetId, limit, start),
+    'Subnet',
+  );
   const last = page.page.at(-1);
   return {
     addresses: page.page,

@@ -3284,6 +3284,34 @@ export type ListSubnetAddressesParams = {
    * @maxLength 1024
    */
   cursor?: string;
+  /**
+   * Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp
+   * @maxLength 100
+   */
+  status?: string;
+  /**
+   * Only hostnames starting with this (any case)
+   * @maxLength 253
+   */
+  hostname_prefix?: string;
+  /**
+   * Only hostnames holding this (any case)
+   * @maxLength 253
+   */
+  hostname_contains?: string;
+  /**
+   * Only this MAC address (any of the forms it is given in)
+   * @pattern ^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$
+   */
+  mac_address?: string;
+  /**
+   * Only addresses created after this RFC 3339 time
+   */
+  created_after?: string;
+  /**
+   * Only addresses last changed after this RFC 3339 time
+   */
+  updated_after?: string;
 };
 
 export type ListWebhookDeliveriesParams = {

@@ -1555,6 +1555,16 @@ export const listSubnetAddressesQueryOffsetMax = 1000000000;
 
 export const listSubnetAddressesQueryCursorMax = 1024;
 
+export const listSubnetAddressesQueryStatusMax = 100;
+
+export const listSubnetAddressesQueryHostnamePrefixMax = 253;
+
+export const listSubnetAddressesQueryHostnameContainsMax = 253;
+
+export const listSubnetAddressesQueryMacAddressRegExp = new RegExp(
+  '^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$',
+);
+
 export const ListSubnetAddressesQueryParams = zod
   .object({
     limit: zod
@@ -1579,6 +1589,36 @@ export const ListSubnetAddressesQueryParams = zod
       .describe(
         'The Next-Cursor header of the page before: this page starts right after its last item, so an iteration sees each item that exists throughout exactly once, whatever is inserted or deleted meanwhile. Not with offset.',
       ),
+    status: zod
+      .string()
+      .max(listSubnetAddressesQueryStatusMax)
+      .optional()
+      .describe('Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp'),
+    hostname_prefix: zod
+      .string()
+      .max(listSubnetAddressesQueryHostnamePrefixMax)
+      .optional()
+      .describe('Only hostnames starting with this (any case)'),
+    hostname_contains: zod
+      .string()
+      .max(listSubnetAddressesQueryHostnameContainsMax)
+      .optional()
+      .describe('Only hostnames holding this (any case)'),
+    mac_address: zod
+      .string()
+      .regex(listSubnetAddressesQueryMacAddressRegExp)
+      .optional()
+      .describe('Only this MAC address (any of the forms it is given in)'),
+    created_after: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only addresses created after this RFC 3339 time'),
+    updated_after: zod
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only addresses last changed after this RFC 3339 time'),
   })
   .strict();
 
