@@ -468,18 +468,20 @@ export const SubnetOverlap = extendApi(
 /** Subnets in one page of the list, at most (pages only when asked for). */
 export const SUBNET_PAGE_MAX = 1000;
 
+/** One id or several separated by commas (checked by the service, which names the parameter). */
+const IdList = z.string().trim().min(1).max(2000).optional();
+
 /** A threshold of utilization, a fraction from 0 to 1 as the `utilization` field. */
 const UtilizationThreshold = z.coerce.number().min(0).max(1).optional();
 
 export const ListSubnetsQuery = z
   .object({
     folder_id: Uuid.optional().describe('Only subnets of this folder'),
-    vrf_id: z
-      .union([Uuid, z.literal('global')])
-      .optional()
-      .describe('Only subnets of this VRF; `global` for those of the global space (no VRF)'),
-    vlan_id: Uuid.optional().describe('Only subnets attached to this VLAN'),
-    location_id: Uuid.optional().describe('Only subnets at this location'),
+    vrf_id: IdList.describe(
+      'Only subnets of this VRF, or of any of several separated by commas; `global` for the global space (no VRF)',
+    ),
+    vlan_id: IdList.describe('Only subnets attached to this VLAN, or to any of several separated by commas'),
+    location_id: IdList.describe('Only subnets at this location, or at any of several separated by commas'),
     is_pool: z.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
     contains: z
       .string()

@@ -103,13 +103,16 @@ async function randomOrg(seed: number) {
 
 type Query = Record<string, string | number>;
 
+/** The values of a filter that takes several separated by commas. */
+const anyOf = (value: string | number) => String(value).split(',');
+
 /** The model: the whole unfiltered list, filtered as the query asks. */
 function model(all: Subnet[], q: Query) {
   return all.filter(
     (s) =>
-      (q.vrf_id === undefined || (q.vrf_id === 'global' ? s.vrf_id === null : s.vrf_id === q.vrf_id)) &&
-      (q.vlan_id === undefined || s.vlan_id === q.vlan_id) &&
-      (q.location_id === undefined || s.location_id === q.location_id) &&
+      (q.vrf_id === undefined || anyOf(q.vrf_id).includes(s.vrf_id ?? 'global')) &&
+      (q.vlan_id === undefined || anyOf(q.vlan_id).includes(s.vlan_id ?? '')) &&
+      (q.location_id === undefined || anyOf(q.location_id).includes(s.location_id ?? '')) &&
       (q.is_pool === undefined || String(s.is_pool) === q.is_pool) &&
       (q.contains === undefined || inside(String(q.contains), s.network)) &&
       (q.within === undefined || inside(s.network, String(q.within))) &&
@@ -145,9 +148,12 @@ describe('filters of the subnet list against the model', () => {
         const maybe = (key: string, value: () => string | number) => {
           if (random.next() < 0.3) query[key] = value();
         };
-        maybe('vrf_id', () => random.pick(['global', ...vrfs]));
-        maybe('vlan_id', () => random.pick(vlans));
-        maybe('location_id', () => random.pick(locations));
+        /** One value, or two separated by a comma. */
+        const oneOrTwo = (values: string[]) =>
+          [...new Set([random.pick(values), ...(random.next() < 0.4 ? [random.pick(values)] : [])])].join(',');
+        maybe('vrf_id', () => oneOrTwo(['global', ...vrfs]));
+        maybe('vlan_id', () => oneOrTwo(vlans));
+        maybe('location_id', () => oneOrTwo(locations));
         maybe('is_pool', () => random.pick(['true', 'false']));
         maybe('contains', () => {
           const s = random.pick(all);
@@ -184,6 +190,7 @@ describe('filters of the subnet list against the model', () => {
       [{ utilization_above: 1.5 }, 'utilization_above'],
       [{ utilization_below: -0.1 }, 'utilization_below'],
       [{ vrf_id: 'nowhere' }, 'vrf_id'],
+      [{ vlan_id: '00000000-0000-4000-8000-000000000000,global' }, 'vlan_id'],
       [{ is_pool: 'yes' }, 'is_pool'],
     ] as const) {
       const refused = expectStatus(await org.api.call('listSubnets', { query }), 400);

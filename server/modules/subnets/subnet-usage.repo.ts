@@ -91,9 +91,10 @@ const pageWithUsage = prepared<
     orgId: string;
     folderId: string | null;
     vrfAny: boolean;
-    vrfId: string | null;
-    vlanId: string | null;
-    locationId: string | null;
+    vrfIds: string[];
+    globalSpace: boolean;
+    vlanIds: string[] | null;
+    locationIds: string[] | null;
     isPool: boolean | null;
     contains: string | null;
     within: string | null;
@@ -110,9 +111,9 @@ const pageWithUsage = prepared<
   `WITH page AS (
      SELECT s.id FROM subnets s
      WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
-       AND (:vrfAny::boolean OR s.vrf_id IS NOT DISTINCT FROM :vrfId::uuid)
-       AND (:vlanId::uuid IS NULL OR s.vlan_id = :vlanId::uuid)
-       AND (:locationId::uuid IS NULL OR s.location_id = :locationId::uuid)
+       AND (:vrfAny::boolean OR (:globalSpace::boolean AND s.vrf_id IS NULL) OR s.vrf_id = ANY(:vrfIds::uuid[]))
+       AND (:vlanIds::uuid[] IS NULL OR s.vlan_id = ANY(:vlanIds::uuid[]))
+       AND (:locationIds::uuid[] IS NULL OR s.location_id = ANY(:locationIds::uuid[]))
        AND (:isPool::boolean IS NULL OR s.is_pool = :isPool::boolean)
        AND (:contains::cidr IS NULL OR s.network >>= :contains::cidr)
        AND (:within::cidr IS NULL OR s.network <<= :within::cidr)
@@ -125,12 +126,14 @@ const pageWithUsage = prepared<
    ORDER BY ${LIST_ORDER}`,
 );
 
-/** Filters of the subnet list; each absent one lets every subnet pass (`vrfId` null: the global space). */
+/** Filters of the subnet list; each absent one lets every subnet pass. */
 export interface SubnetFilter {
   folderId?: string;
-  vrfId?: string | null;
-  vlanId?: string;
-  locationId?: string;
+  /** Subnets of any of these VRFs, or of the global space with `globalSpace`. */
+  vrfIds?: string[];
+  globalSpace?: boolean;
+  vlanIds?: string[];
+  locationIds?: string[];
   isPool?: boolean;
   /** Subnets containing this block (or equal to it). */
   contains?: Cidr;
@@ -152,10 +155,11 @@ export async function pageOfSubnets(
   const rows = await pageWithUsage(db, {
     orgId,
     folderId: filter.folderId ?? null,
-    vrfAny: filter.vrfId === undefined,
-    vrfId: filter.vrfId ?? null,
-    vlanId: filter.vlanId ?? null,
-    locationId: filter.locationId ?? null,
+    vrfAny: filter.vrfIds === undefined,
+    vrfIds: filter.vrfIds ?? [],
+    globalSpace: filter.globalSpace ?? false,
+    vlanIds: filter.vlanIds ?? null,
+    locationIds: filter.locationIds ?? null,
     isPool: filter.isPool ?? null,
     contains: filter.contains ? formatCidr(filter.contains) : null,
     within: filter.within ? formatCidr(filter.within) : null,

@@ -143,13 +143,30 @@ function filterCidr(field: string, text: string): Cidr {
   return parseNetwork(text, field);
 }
 
+/** The ids of a filter given as one id or several separated by commas; a 400 naming `field` for anything else. */
+function idsOf(field: string, text: string | undefined, also: string[] = []): string[] | undefined {
+  if (text === undefined) return undefined;
+  const ids = text.split(',').map((id) => id.trim().toLowerCase());
+  const bad = ids.find((id) => !UUID.test(id) && !also.includes(id));
+  if (bad !== undefined)
+    throw badRequest(`${field}: ${JSON.stringify(bad)} is not an id${also.length ? ` or ${also.join(', ')}` : ''}`);
+  return ids;
+}
+
+/** The VRF filter: its VRFs, and whether the global space (`global`) is among them. */
+function vrfsOf(text: string | undefined): Pick<SubnetFilter, 'vrfIds' | 'globalSpace'> {
+  const ids = idsOf('vrf_id', text, ['global']);
+  if (ids === undefined) return {};
+  return { vrfIds: ids.filter((id) => id !== 'global'), globalSpace: ids.includes('global') };
+}
+
 /** The filters of the subnet list, read from its query (a malformed CIDR is a 400 naming its parameter). */
 function subnetFilterOf(query: z.infer<typeof ListSubnetsQuery>): SubnetFilter {
   return {
     folderId: query.folder_id,
-    vrfId: query.vrf_id === 'global' ? null : query.vrf_id,
-    vlanId: query.vlan_id,
-    locationId: query.location_id,
+    ...vrfsOf(query.vrf_id),
+    vlanIds: idsOf('vlan_id', query.vlan_id),
+    locationIds: idsOf('location_id', query.location_id),
     isPool: query.is_pool === undefined ? undefined : query.is_pool === 'true',
     contains: query.contains === undefined ? undefined : filterCidr('contains', query.contains),
     within: query.within === undefined ? undefined : parseNetwork(query.within, 'within'),
@@ -171,9 +188,10 @@ function passes(filter: SubnetFilter, s: repo.SubnetRow) {
   const network = parseCidr(s.network)!.cidr;
   return (
     (filter.folderId === undefined || s.folderId === filter.folderId) &&
-    (filter.vrfId === undefined || s.vrfId === filter.vrfId) &&
-    (filter.vlanId === undefined || s.vlanId === filter.vlanId) &&
-    (filter.locationId === undefined || s.locationId === filter.locationId) &&
+    (filter.vrfIds === undefined ||
+      (s.vrfId === null ? filter.globalSpace === true : filter.vrfIds.includes(s.vrfId))) &&
+    (filter.vlanIds === undefined || (s.vlanId !== null && filter.vlanIds.includes(s.vlanId))) &&
+    (filter.locationIds === undefined || (s.locationId !== null && filter.locationIds.includes(s.locationId))) &&
     (filter.isPool === undefined || s.isPool === filter.isPool) &&
     (filter.contains === undefined || containsCidr(network, filter.contains)) &&
     (filter.within === undefined || containsCidr(filter.within, network))

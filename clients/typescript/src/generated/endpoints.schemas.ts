@@ -3120,15 +3120,21 @@ export type ListSubnetsParams = {
    */
   folder_id?: string;
   /**
-   * Only subnets of this VRF; `global` for those of the global space (no VRF)
+   * Only subnets of this VRF, or of any of several separated by commas; `global` for the global space (no VRF)
+   * @minLength 1
+   * @maxLength 2000
    */
-  vrf_id?: string | 'global';
+  vrf_id?: string;
   /**
-   * Only subnets attached to this VLAN
+   * Only subnets attached to this VLAN, or to any of several separated by commas
+   * @minLength 1
+   * @maxLength 2000
    */
   vlan_id?: string;
   /**
-   * Only subnets at this location
+   * Only subnets at this location, or at any of several separated by commas
+   * @minLength 1
+   * @maxLength 2000
    */
   location_id?: string;
   /**

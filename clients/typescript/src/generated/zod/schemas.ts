@@ -338,6 +338,12 @@ export const DeleteFolderResponse = zod.void();
  * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
  * @summary List subnets
  */
+export const listSubnetsQueryVrfIdMax = 2000;
+
+export const listSubnetsQueryVlanIdMax = 2000;
+
+export const listSubnetsQueryLocationIdMax = 2000;
+
 export const listSubnetsQueryContainsMax = 100;
 
 export const listSubnetsQueryWithinMax = 100;
@@ -356,11 +362,25 @@ export const ListSubnetsQueryParams = zod
   .object({
     folder_id: zod.string().uuid().optional().describe('Only subnets of this folder'),
     vrf_id: zod
-      .union([zod.string().uuid(), zod.enum(['global'])])
+      .string()
+      .min(1)
+      .max(listSubnetsQueryVrfIdMax)
       .optional()
-      .describe('Only subnets of this VRF; `global` for those of the global space (no VRF)'),
-    vlan_id: zod.string().uuid().optional().describe('Only subnets attached to this VLAN'),
-    location_id: zod.string().uuid().optional().describe('Only subnets at this location'),
+      .describe(
+        'Only subnets of this VRF, or of any of several separated by commas; `global` for the global space (no VRF)',
+      ),
+    vlan_id: zod
+      .string()
+      .min(1)
+      .max(listSubnetsQueryVlanIdMax)
+      .optional()
+      .describe('Only subnets attached to this VLAN, or to any of several separated by commas'),
+    location_id: zod
+      .string()
+      .min(1)
+      .max(listSubnetsQueryLocationIdMax)
+      .optional()
+      .describe('Only subnets at this location, or at any of several separated by commas'),
     is_pool: zod.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
     contains: zod
       .string()
