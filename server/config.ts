@@ -45,6 +45,8 @@ export interface Config {
   corsOrigins: string[];
   /** How long a shutdown waits for requests in flight before it gives up (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
+  /** How often the process that runs the periodic jobs releases the holds that ended (HOLD_RELEASE_INTERVAL_MS). */
+  holdReleaseIntervalMs: number;
   /** Stripe (STRIPE_*) and the checkout cooldown (CHECKOUT_COOLDOWN_SECONDS); no key: billing answers 503. */
   billing: BillingConfig;
   /** The network tools' resolvers, whois root, trust anchors and traceroute program (TOOLS_*). */
@@ -186,7 +188,14 @@ type AppDefaulted = 'logLevel' | 'corsOrigins' | 'heavyMaxConcurrent' | 'authFai
  */
 export type AppConfig = Omit<
   Config,
-  'port' | 'host' | 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'shutdownTimeoutMs' | AppDefaulted
+  | 'port'
+  | 'host'
+  | 'dataDir'
+  | 'databaseUrl'
+  | 'databasePoolSize'
+  | 'shutdownTimeoutMs'
+  | 'holdReleaseIntervalMs'
+  | AppDefaulted
 > &
   Partial<Pick<Config, AppDefaulted>>;
 
@@ -196,6 +205,8 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_TOOLS_MAX_CONCURRENT = 32;
 /** How long a shutdown lets requests in flight finish (SHUTDOWN_TIMEOUT_MS). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** How often ended holds are released (HOLD_RELEASE_INTERVAL_MS): an address is released within this of its end. */
+export const DEFAULT_HOLD_RELEASE_INTERVAL_MS = 5_000;
 /**
  * Heavy requests a process runs at once: a few per core keep the database busy while the light requests
  * still find the event loop and free connections (the pool holds 10 by default).
@@ -268,6 +279,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     shutdownTimeoutMs,
+    holdReleaseIntervalMs: wholeNumber(
+      env,
+      'HOLD_RELEASE_INTERVAL_MS',
+      DEFAULT_HOLD_RELEASE_INTERVAL_MS,
+      [10, 3_600_000],
+      'of milliseconds ',
+    ),
     heavyMaxConcurrent: wholeNumber(env, 'HEAVY_MAX_CONCURRENT', DEFAULT_HEAVY_MAX_CONCURRENT, [1, 1000]),
     authFailuresPerMinute: wholeNumber(
       env,

@@ -61,7 +61,9 @@ export async function serve({ config, logger, logStream, exitAfterLogs }: ServeO
   // Idempotency keys are kept 24 hours: purged at start and then hourly too.
   const stopIdempotencyPurge = periodic ? startIdempotencyPurge(database.db, logFailure) : () => {};
   // Held addresses whose hold ended are released every few seconds (each once, whichever process does it).
-  const stopHoldRelease = periodic ? startHoldRelease(database.db, () => new Date(), logFailure) : () => {};
+  const stopHoldRelease = periodic
+    ? startHoldRelease(database.db, config.holdReleaseIntervalMs, () => new Date(), logFailure)
+    : () => {};
   // The address tallies' rows of past connections merged.
   const stopTallies = hourly(periodic, 'address tallies compaction', () => compactAddressTallies(database.db));
   // The embedded database has no autovacuum: vacuumed and analysed.

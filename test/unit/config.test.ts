@@ -89,6 +89,14 @@ describe('operations settings', () => {
       expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: value })).toThrow(/SHUTDOWN_TIMEOUT_MS must be/);
   });
 
+  it('takes HOLD_RELEASE_INTERVAL_MS from 10 ms to an hour, 5 s by default', () => {
+    expect(loadConfig({}).holdReleaseIntervalMs).toBe(5000);
+    expect(loadConfig({ HOLD_RELEASE_INTERVAL_MS: '10' }).holdReleaseIntervalMs).toBe(10);
+    expect(loadConfig({ HOLD_RELEASE_INTERVAL_MS: '3600000' }).holdReleaseIntervalMs).toBe(3_600_000);
+    for (const value of ['9', '3600001', '1.5'])
+      expect(() => loadConfig({ HOLD_RELEASE_INTERVAL_MS: value })).toThrow(/HOLD_RELEASE_INTERVAL_MS must be/);
+  });
+
   it('takes CORS_ORIGINS as exact origins, normalised as browsers send them', () => {
     expect(
       loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://Admin.Example.com:443/' })

@@ -470,9 +470,10 @@ export async function releaseExpiredHolds(db: Db, now: Date): Promise<number> {
   }
 }
 
-/** How often the process that runs the periodic jobs releases the holds that ended. */
-export const HOLD_RELEASE_INTERVAL_MS = 5_000;
-
-/** Releases ended holds now and then every HOLD_RELEASE_INTERVAL_MS, without keeping the process alive. */
-export const startHoldRelease = (db: Db, now: () => Date, log: (message: string, error: unknown) => void) =>
-  runPeriodically('hold release', HOLD_RELEASE_INTERVAL_MS, () => releaseExpiredHolds(db, now()), log);
+/** Releases ended holds now and then every `intervalMs`, without keeping the process alive. */
+export const startHoldRelease = (
+  db: Db,
+  intervalMs: number,
+  now: () => Date,
+  log: (message: string, error: unknown) => void,
+) => runPeriodically('hold release', intervalMs, () => releaseExpiredHolds(db, now()), log);
