@@ -7,24 +7,12 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../support/client';
 import { createSubnet, useTestServer } from '../support/factories';
 import { expectStatus, type ResponseBody } from '../support/observed';
+import { randomFrom } from '../support/random';
 
 const t = useTestServer({}, false);
 
 type Address = ResponseBody<'listSubnetAddresses', 200>[number];
 type Query = Record<string, string | number>;
-
-function randomFrom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (from: number, to: number) => from + Math.floor(next() * (to - from + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  return { next, int, pick };
-}
 
 const HOSTNAMES = ['web-01', 'WEB-02', 'web-10', 'db_1', 'db%2', 'dbx1', 'mail', 'Mail-relay', ''];
 const MACS = ['', 'aa:bb:cc:00:00:01', 'aa:bb:cc:00:00:02'];

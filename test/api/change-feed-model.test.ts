@@ -12,23 +12,9 @@ import { rowsOf } from '../../server/db/connection';
 import type { ApiClient, ApiResponse } from '../support/client';
 import { useTestServer } from '../support/factories';
 import { expectStatus, type ResponseBody } from '../support/observed';
+import { type Random, randomFrom } from '../support/random';
 
 const t = useTestServer({}, false);
-
-/** Deterministic random numbers from a seed (mulberry32), so a failing run can be replayed. */
-function randomFrom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (from: number, to: number) => from + Math.floor(next() * (to - from + 1));
-  const pick = <T>(items: T[]): T | undefined => items[Math.floor(next() * items.length)];
-  return { next, int, pick };
-}
-type Random = ReturnType<typeof randomFrom>;
 
 // IPv4 arithmetic, enough for subnets of 10.200.0.0/16.
 const BASE = (10 << 24) | (200 << 16);

@@ -7,24 +7,11 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../support/client';
 import { subnetOf, useTestServer } from '../support/factories';
 import { expectStatus, type ResponseBody } from '../support/observed';
+import { type Random, randomFrom } from '../support/random';
 
 const t = useTestServer({}, false);
 
 type Subnet = ResponseBody<'listSubnets', 200>[number];
-
-/** Deterministic random numbers (mulberry32). */
-function randomFrom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (from: number, to: number) => from + Math.floor(next() * (to - from + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  return { next, int, pick };
-}
 
 // The model's own IP arithmetic: an address or block as (family, first, last) in bigints.
 function ipValue(ip: string): [4 | 6, bigint] {
@@ -48,13 +35,13 @@ const inside = (inner: string, outer: string) => {
   return a.family === b.family && a.first >= b.first && a.last <= b.last;
 };
 
-const v4 = (random: ReturnType<typeof randomFrom>) => {
+const v4 = (random: Random) => {
   const prefix = random.int(20, 29);
   const size = 2 ** (32 - prefix);
   const n = (10 << 24) | (50 << 16) | (random.int(0, 2 ** 16 / size - 1) * size);
   return `${[24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.')}/${prefix}`;
 };
-const v6 = (random: ReturnType<typeof randomFrom>) => `2001:db8:50:${random.int(0, 15).toString(16)}::/64`;
+const v6 = (random: Random) => `2001:db8:50:${random.int(0, 15).toString(16)}::/64`;
 
 /** A random organisation: VRFs, VLANs, locations, nested subnets of both families, some addresses. */
 async function randomOrg(seed: number) {
