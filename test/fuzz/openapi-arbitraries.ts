@@ -293,6 +293,19 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
     subnet_id: 'subnets',
   };
   if (kindOfId[name] && schema.format === 'uuid') return entityOf(kindOfId[name], ctx).map((e) => e.id);
+  // A list filter naming one object or several separated by commas (`global`: the VRF of the global space).
+  if (kindOfId[name] && type === 'string') {
+    const ids = fc.uniqueArray(
+      entityOf(kindOfId[name], ctx).map((e) => e.id),
+      { minLength: 1, maxLength: 3 },
+    );
+    return name === 'vrf_id'
+      ? fc.oneof(
+          ids.map((list) => list.join(',')),
+          fc.constant('global'),
+        )
+      : ids.map((list) => list.join(','));
+  }
   if (name === 'user_id' && schema.format === 'uuid')
     return fc.oneof(
       fc.constant(ctx.ownerId),
@@ -319,6 +332,28 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
       return type === 'string' && !schema.format ? ipFor(ctx) : undefined;
     case 'ips':
       return type === 'array' ? fc.array(ipFor(ctx), { minLength: 1, maxLength: 8 }) : undefined;
+    case 'start':
+    case 'end':
+      return type === 'string' ? ipFor(ctx) : undefined;
+    case 'contains':
+      return type === 'string'
+        ? fc.oneof(
+            ipFor(ctx),
+            cidrFor(ctx).map((c) => c.text),
+          )
+        : undefined;
+    case 'within':
+      return type === 'string' ? cidrFor(ctx).map((c) => c.text) : undefined;
+    case 'status':
+      // The address list's filter: one status or several separated by commas (a body's status is an enum).
+      return type === 'string' && !schema.enum
+        ? fc
+            .uniqueArray(fc.constantFrom('assigned', 'reserved', 'd-dhcp', 'm-dhcp', 'gateway'), {
+              minLength: 1,
+              maxLength: 3,
+            })
+            .map((list) => list.join(','))
+        : undefined;
     case 'url':
       return type === 'string' && schema.format === 'uri'
         ? fc.oneof(fc.constant('ok'), fc.constant('fail'), fc.webSegment()).map((p) => `${ctx.receiverUrl}/${p}`)
