@@ -8,6 +8,7 @@ import { changesContract } from './changes.contract';
 import { foldersContract } from './folders.contract';
 import { exportContract, importContract } from './import-export.contract';
 import { locationsContract } from './locations.contract';
+import { rangesContract } from './ranges.contract';
 import { searchContract } from './search.contract';
 import { subnetsContract } from './subnets.contract';
 import { teamContract } from './team.contract';
@@ -28,6 +29,7 @@ export const contract = c.router(
     vlans: vlansContract,
     vrfs: vrfsContract,
     locations: locationsContract,
+    ranges: rangesContract,
     webhooks: webhooksContract,
     apiKeys: apiKeysContract,
     team: teamContract,

@@ -12,7 +12,7 @@ const IpAddress = () => z.string().ip();
  * A count of addresses: an integer of any size (an IPv6 /0 holds 2^128), written exactly in the JSON text.
  * A count past 2^53 is a bigint here, and the document says `integer` (no format: int64 is too small).
  */
-const addressCount = (description: string) =>
+export const addressCount = (description: string) =>
   extendApi(z.union([z.number().int().nonnegative(), z.bigint().nonnegative()]), {
     type: 'integer',
     minimum: 0,

@@ -11,6 +11,7 @@ import { exportsRouter } from './modules/exports/exports.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { importsRouter } from './modules/imports/imports.router';
 import { locationsRouter } from './modules/locations/locations.router';
+import { rangesRouter } from './modules/ranges/ranges.router';
 import { searchRouter } from './modules/search/search.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
@@ -32,6 +33,7 @@ export function buildRouter(context: ServerContext) {
     vlans: vlansRouter(context),
     vrfs: vrfsRouter(context),
     locations: locationsRouter(context),
+    ranges: rangesRouter(context),
     webhooks: webhooksRouter(context),
     apiKeys: apiKeysRouter(context),
     team: teamRouter(context),

@@ -67,6 +67,10 @@ const LEAST_ROLE: Record<string, Role> = {
   listActivity: 'viewer',
   listActivityFilters: 'viewer',
   listChanges: 'viewer',
+  listSubnetRanges: 'viewer',
+  createSubnetRange: 'editor',
+  updateRange: 'editor',
+  deleteRange: 'editor',
   exportActivity: 'viewer',
   // Own API keys: viewers list theirs, editors also create and revoke theirs.
   listApiKeys: 'viewer',

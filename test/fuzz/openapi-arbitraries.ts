@@ -82,6 +82,7 @@ export const KINDS = [
   'vlans',
   'vrfs',
   'locations',
+  'ranges',
   'webhooks',
   'api-keys',
   'members',
@@ -92,9 +93,11 @@ export type Kind = (typeof KINDS)[number];
 export interface Entity {
   id: string;
   name?: string;
-  /** Subnets: their block and VRF. */
+  /** Subnets: their block and VRF; ranges: their subnet's block. */
   network?: Cidr;
   vrfId?: string | null;
+  /** Ranges: their subnet (deleted with it). */
+  subnetId?: string;
 }
 
 export type Pools = Record<Kind, Entity[]>;
@@ -572,7 +575,9 @@ export function validRequest(op: Operation, base: GenContext): fc.Arbitrary<Fuzz
   );
   return entities.chain((byName) => {
     const subnetParam = op.pathParams.find((p) => kindOfPathParam(op.path, p.name) === 'subnets');
-    const subnet = subnetParam ? byName[subnetParam.name] : undefined;
+    // A range carries its subnet's block: addresses for it fall there.
+    const rangeParam = op.pathParams.find((p) => kindOfPathParam(op.path, p.name) === 'ranges');
+    const subnet = subnetParam ? byName[subnetParam.name] : rangeParam ? byName[rangeParam.name] : undefined;
     const ctx: GenContext = { ...base, subnet, network: subnet?.network };
     const params = (list: Schema[]) =>
       fc.record(Object.fromEntries(list.map((p) => [p.name, valueFor(p.schema, p.name, ctx).map(asQueryValue)])), {

@@ -185,6 +185,14 @@ async function seed() {
       id: expectStatus(await api.call('createAddress', { params: { id: subnet.id }, body }), 201).id,
     });
   }
+  for (const [start, end] of [
+    ['10.0.1.100', '10.0.1.149'],
+    ['10.0.1.200', '10.0.1.209'],
+  ]) {
+    const body = { start, end, role: 'dhcp' };
+    const range = expectStatus(await api.call('createSubnetRange', { params: { id: v4.id }, body }), 201);
+    add('ranges', { id: range.id, network: v4.network, subnetId: v4.id });
+  }
   for (const path of ['ok', 'fail']) {
     const body = { url: `${ctx.receiverUrl}/${path}` };
     add('webhooks', { id: expectStatus(await api.call('createWebhook', { body }), 201).id });
@@ -322,6 +330,11 @@ function harvest(op: Operation, request: FuzzRequest, response: ApiResponse) {
   const remove = (kind: Kind, ids: string[]) => {
     ctx.pools[kind] = ctx.pools[kind].filter((e) => !ids.includes(e.id));
   };
+  /** Subnets gone take their ranges along. */
+  const removeSubnets = (ids: string[]) => {
+    remove('subnets', ids);
+    ctx.pools.ranges = ctx.pools.ranges.filter((r) => r.subnetId === undefined || !ids.includes(r.subnetId));
+  };
   const last = op.path.split('/').at(-1)!;
   const created: Record<string, Kind> = {
     'allocate-address': 'addresses',
@@ -336,18 +349,21 @@ function harvest(op: Operation, request: FuzzRequest, response: ApiResponse) {
       ctx.pools[kind].push({
         id: item.id,
         name: typeof item.name === 'string' ? item.name : undefined,
-        network: typeof item.network === 'string' ? parseCidr(item.network)?.cidr : undefined,
+        // A range's addresses fall in its subnet's block.
+        network: typeof item.network === 'string' ? parseCidr(item.network)?.cidr : parent?.network,
         vrfId: item.vrf_id ?? parent?.vrfId ?? null,
+        subnetId: kind === 'ranges' ? parent?.id : undefined,
       });
     }
     const split = request.params.id;
-    if (last === 'split' && split !== undefined) remove('subnets', [split]);
+    if (last === 'split' && split !== undefined) removeSubnets([split]);
   }
   if (op.method === 'DELETE') {
     for (const p of op.pathParams) {
       const paramKind = kindOfPathParam(op.path, p.name);
       const id = request.params[p.name];
-      if (paramKind && id !== undefined) remove(paramKind, [id]);
+      if (paramKind === 'subnets' && id !== undefined) removeSubnets([id]);
+      else if (paramKind && id !== undefined) remove(paramKind, [id]);
     }
   }
   if (op.id === 'batchDeleteAddresses' && request.body && 'json' in request.body) {

@@ -62,7 +62,7 @@ describe('exact counts of addresses in the SDK', () => {
         ),
       )
       .map(([name]) => name);
-    // counts.ts: Subnet, SubnetDetail and SubnetUsage (and SubnetCreatedWithWarnings, which holds a Subnet).
-    expect(carrying.sort()).toEqual(['Subnet', 'SubnetDetail', 'SubnetUsage']);
+    // counts.ts: IpRange, Subnet, SubnetDetail and SubnetUsage (and SubnetCreatedWithWarnings, which holds one).
+    expect(carrying.sort()).toEqual(['IpRange', 'Subnet', 'SubnetDetail', 'SubnetUsage']);
   });
 });

@@ -23,6 +23,7 @@ const NOT_IN_SCHEMA = [
   'address_tallies',
   'change_commits',
   'change_floors',
+  'ip_ranges',
 ];
 
 describe('the drizzle schema and the migrations', () => {

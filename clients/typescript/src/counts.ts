@@ -31,18 +31,28 @@ export interface SubnetUsage extends Omit<generated.SubnetUsage, 'total'> {
   total: AddressCount;
 }
 
+/** A range of a subnet; `size` is a `bigint` past `Number.MAX_SAFE_INTEGER` (IPv6). */
+export interface IpRange extends Omit<generated.IpRange, 'size'> {
+  /** Addresses in the range, exact. */
+  size: AddressCount;
+}
+
 /** A generated body type with its counts of addresses as `parseJson` answers them (other types unchanged). */
-export type ExactCounts<T> = T extends generated.SubnetUsage
-  ? SubnetUsage
-  : T extends generated.SubnetDetail
-    ? SubnetDetail
-    : T extends generated.SubnetCreatedWithWarnings
-      ? SubnetCreatedWithWarnings
-      : T extends generated.Subnet
-        ? Subnet
-        : T extends generated.Subnet[]
-          ? Subnet[]
-          : T;
+export type ExactCounts<T> = T extends generated.IpRange
+  ? IpRange
+  : T extends generated.IpRange[]
+    ? IpRange[]
+    : T extends generated.SubnetUsage
+      ? SubnetUsage
+      : T extends generated.SubnetDetail
+        ? SubnetDetail
+        : T extends generated.SubnetCreatedWithWarnings
+          ? SubnetCreatedWithWarnings
+          : T extends generated.Subnet
+            ? Subnet
+            : T extends generated.Subnet[]
+              ? Subnet[]
+              : T;
 
 /** A generated operation's `{data, status, headers}` with `data` typed by {@link ExactCounts}. */
 export type ExactAnswer<R> = R extends { data: infer D }

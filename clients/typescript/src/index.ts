@@ -40,6 +40,7 @@ export type {
   AddressCount,
   ExactAnswer,
   ExactCounts,
+  IpRange,
   Subnet,
   SubnetCreatedWithWarnings,
   SubnetDetail,

@@ -76,6 +76,12 @@ export const RESOURCES = {
   },
   activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
   changes: { list: 'listChanges' },
+  ranges: {
+    list: 'listSubnetRanges',
+    create: 'createSubnetRange',
+    update: 'updateRange',
+    delete: 'deleteRange',
+  },
   auth: {
     methods: 'getSignInMethods',
     me: 'getCurrentUser',

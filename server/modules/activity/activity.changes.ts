@@ -60,6 +60,7 @@ export type ResourceType =
   | 'vlan'
   | 'vrf'
   | 'location'
+  | 'range'
   | 'api_key'
   | 'webhook'
   | 'member'

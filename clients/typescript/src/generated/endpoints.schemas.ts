@@ -1387,6 +1387,94 @@ export interface UpdateLocationBody {
 }
 
 /**
+ * What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other
+ */
+export type RangeRole = (typeof RangeRole)[keyof typeof RangeRole];
+
+export const RangeRole = {
+  dhcp: 'dhcp',
+  reserved: 'reserved',
+  static: 'static',
+  other: 'other',
+} as const;
+
+/**
+ * A range of addresses inside a subnet (a DHCP pool, a reserved block …)
+ */
+export interface IpRange {
+  /** Unique id of the range (UUID) */
+  id: string;
+  /** Subnet the range lies in */
+  subnet_id: string;
+  /** First address of the range, e.g. 10.0.1.100 */
+  start: string;
+  /** Last address of the range (included), e.g. 10.0.1.199 */
+  end: string;
+  role: RangeRole;
+  /** Free-text description; empty when unset */
+  description: string;
+  /**
+   * Addresses in the range, first and last included. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there
+   * @minimum 0
+   */
+  size: number;
+  /** Address records of the subnet’s space inside the range */
+  used: number;
+  /** RFC 3339 UTC timestamp */
+  created_at: string;
+  /** RFC 3339 UTC timestamp */
+  updated_at: string;
+}
+
+/**
+ * A new range of the subnet; it may not overlap another range of the subnet
+ */
+export interface CreateRangeBody {
+  /**
+   * First address, inside the subnet
+   * @minLength 1
+   * @maxLength 100
+   */
+  start: string;
+  /**
+   * Last address (included), inside the subnet, not before start
+   * @minLength 1
+   * @maxLength 100
+   */
+  end: string;
+  role: RangeRole;
+  /**
+   * Free-text description, e.g. Office DHCP pool
+   * @maxLength 1000
+   */
+  description?: string;
+}
+
+/**
+ * Only the fields given change; the range may still not overlap another
+ */
+export interface UpdateRangeBody {
+  /**
+   * First address, inside the subnet
+   * @minLength 1
+   * @maxLength 100
+   */
+  start?: string;
+  /**
+   * Last address (included), inside the subnet, not before start
+   * @minLength 1
+   * @maxLength 100
+   */
+  end?: string;
+  role?: RangeRole;
+  /**
+   * Free-text description; empty clears it
+   * @maxLength 1000
+   */
+  description?: string;
+}
+
+/**
  * An event type; `ping` is sent only by the test endpoint
  */
 export type WebhookEventType = (typeof WebhookEventType)[keyof typeof WebhookEventType];

@@ -41,6 +41,7 @@ import type {
   CreateApiKeyBody,
   CreateFolderBody,
   CreateLocationBody,
+  CreateRangeBody,
   CreateSubnetBody,
   CreateSubnetParams,
   CreateTeamInvitationBody,
@@ -60,6 +61,7 @@ import type {
   ImportSubnetsParams,
   ImportSubnetsResponse,
   InspectHttpHeadersParams,
+  IpRange,
   ListActivityParams,
   ListChangesParams,
   ListSubnetAddressesParams,
@@ -110,6 +112,7 @@ import type {
   UpdateAddressBody,
   UpdateFolderBody,
   UpdateLocationBody,
+  UpdateRangeBody,
   UpdateSubnetBody,
   UpdateTeamMemberBody,
   UpdateVlanBody,
@@ -3870,6 +3873,316 @@ export const deleteLocation = async (
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<deleteLocationResponse> => {
   return ipamFetch<deleteLocationResponse>(getDeleteLocationUrl(id), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+export type listSubnetRangesResponse200 = {
+  data: IpRange[];
+  status: 200;
+};
+
+export type listSubnetRangesResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type listSubnetRangesResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type listSubnetRangesResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type listSubnetRangesResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type listSubnetRangesResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type listSubnetRangesResponseSuccess = listSubnetRangesResponse200 & {
+  headers: Headers;
+};
+export type listSubnetRangesResponseError = (
+  | listSubnetRangesResponse400
+  | listSubnetRangesResponse401
+  | listSubnetRangesResponse403
+  | listSubnetRangesResponse404
+  | listSubnetRangesResponse429
+) & {
+  headers: Headers;
+};
+
+export type listSubnetRangesResponse = listSubnetRangesResponseSuccess | listSubnetRangesResponseError;
+
+export const getListSubnetRangesUrl = (id: string) => {
+  return `/api/v1/subnets/${id}/ranges`;
+};
+
+/**
+ * The ranges of the subnet, by first address, each with its size and the records inside it.
+ * @summary List the ranges of a subnet
+ */
+export const listSubnetRanges = async (
+  id: string,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listSubnetRangesResponse> => {
+  return ipamFetch<listSubnetRangesResponse>(getListSubnetRangesUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type createSubnetRangeResponse201 = {
+  data: IpRange;
+  status: 201;
+};
+
+export type createSubnetRangeResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type createSubnetRangeResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type createSubnetRangeResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type createSubnetRangeResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type createSubnetRangeResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type createSubnetRangeResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type createSubnetRangeResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type createSubnetRangeResponseSuccess = createSubnetRangeResponse201 & {
+  headers: Headers;
+};
+export type createSubnetRangeResponseError = (
+  | createSubnetRangeResponse400
+  | createSubnetRangeResponse401
+  | createSubnetRangeResponse403
+  | createSubnetRangeResponse404
+  | createSubnetRangeResponse413
+  | createSubnetRangeResponse415
+  | createSubnetRangeResponse429
+) & {
+  headers: Headers;
+};
+
+export type createSubnetRangeResponse = createSubnetRangeResponseSuccess | createSubnetRangeResponseError;
+
+export const getCreateSubnetRangeUrl = (id: string) => {
+  return `/api/v1/subnets/${id}/ranges`;
+};
+
+/**
+ * A range of addresses of the subnet (a DHCP pool, a reserved block …), from `start` to `end` included, both inside the subnet and of its family. It may not overlap another range of the subnet (400 naming it); a subnet holds at most 100 ranges (400). Allocation and first-free can then target a range (`range_id`) or skip every range (`skip_ranges`).
+ * @summary Create a range
+ */
+export const createSubnetRange = async (
+  id: string,
+  createRangeBody: CreateRangeBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<createSubnetRangeResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<createSubnetRangeResponse>(getCreateSubnetRangeUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createRangeBody),
+  });
+};
+
+export type updateRangeResponse200 = {
+  data: IpRange;
+  status: 200;
+};
+
+export type updateRangeResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type updateRangeResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type updateRangeResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type updateRangeResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type updateRangeResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type updateRangeResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type updateRangeResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type updateRangeResponseSuccess = updateRangeResponse200 & {
+  headers: Headers;
+};
+export type updateRangeResponseError = (
+  | updateRangeResponse400
+  | updateRangeResponse401
+  | updateRangeResponse403
+  | updateRangeResponse404
+  | updateRangeResponse413
+  | updateRangeResponse415
+  | updateRangeResponse429
+) & {
+  headers: Headers;
+};
+
+export type updateRangeResponse = updateRangeResponseSuccess | updateRangeResponseError;
+
+export const getUpdateRangeUrl = (id: string) => {
+  return `/api/v1/ranges/${id}`;
+};
+
+/**
+ * Changes the fields given; the range must stay inside its subnet and overlap no other range.
+ * @summary Update a range
+ */
+export const updateRange = async (
+  id: string,
+  updateRangeBody: UpdateRangeBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<updateRangeResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<updateRangeResponse>(getUpdateRangeUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(updateRangeBody),
+  });
+};
+
+export type deleteRangeResponse204 = {
+  data: void;
+  status: 204;
+};
+
+export type deleteRangeResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type deleteRangeResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type deleteRangeResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type deleteRangeResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type deleteRangeResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type deleteRangeResponseSuccess = deleteRangeResponse204 & {
+  headers: Headers;
+};
+export type deleteRangeResponseError = (
+  | deleteRangeResponse400
+  | deleteRangeResponse401
+  | deleteRangeResponse403
+  | deleteRangeResponse404
+  | deleteRangeResponse429
+) & {
+  headers: Headers;
+};
+
+export type deleteRangeResponse = deleteRangeResponseSuccess | deleteRangeResponseError;
+
+export const getDeleteRangeUrl = (id: string) => {
+  return `/api/v1/ranges/${id}`;
+};
+
+/**
+ * Removes the range; the address records inside it stay.
+ * @summary Delete a range
+ */
+export const deleteRange = async (
+  id: string,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<deleteRangeResponse> => {
+  return ipamFetch<deleteRangeResponse>(getDeleteRangeUrl(id), {
     ...options,
     method: 'DELETE',
   });

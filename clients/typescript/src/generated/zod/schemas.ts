@@ -2653,6 +2653,178 @@ export const DeleteLocationHeader = zod.object({
 export const DeleteLocationResponse = zod.void();
 
 /**
+ * The ranges of the subnet, by first address, each with its size and the records inside it.
+ * @summary List the ranges of a subnet
+ */
+export const ListSubnetRangesParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const listSubnetRangesResponseSizeMin = 0;
+
+export const ListSubnetRangesResponseItem = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the range (UUID)'),
+    subnet_id: zod.string().uuid().describe('Subnet the range lies in'),
+    start: zod.string().describe('First address of the range, e.g. 10.0.1.100'),
+    end: zod.string().describe('Last address of the range (included), e.g. 10.0.1.199'),
+    role: zod
+      .enum(['dhcp', 'reserved', 'static', 'other'])
+      .describe('What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    size: zod
+      .number()
+      .int()
+      .min(listSubnetRangesResponseSizeMin)
+      .describe(
+        'Addresses in the range, first and last included. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
+    used: zod.number().int().describe('Address records of the subnet’s space inside the range'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A range of addresses inside a subnet (a DHCP pool, a reserved block …)');
+export const ListSubnetRangesResponse = zod.array(ListSubnetRangesResponseItem);
+
+/**
+ * A range of addresses of the subnet (a DHCP pool, a reserved block …), from `start` to `end` included, both inside the subnet and of its family. It may not overlap another range of the subnet (400 naming it); a subnet holds at most 100 ranges (400). Allocation and first-free can then target a range (`range_id`) or skip every range (`skip_ranges`).
+ * @summary Create a range
+ */
+export const CreateSubnetRangeParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const createSubnetRangeBodyStartMax = 100;
+
+export const createSubnetRangeBodyEndMax = 100;
+
+export const createSubnetRangeBodyDescriptionMax = 1000;
+
+export const CreateSubnetRangeBody = zod
+  .object({
+    start: zod.string().min(1).max(createSubnetRangeBodyStartMax).describe('First address, inside the subnet'),
+    end: zod
+      .string()
+      .min(1)
+      .max(createSubnetRangeBodyEndMax)
+      .describe('Last address (included), inside the subnet, not before start'),
+    role: zod
+      .enum(['dhcp', 'reserved', 'static', 'other'])
+      .describe('What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other'),
+    description: zod
+      .string()
+      .max(createSubnetRangeBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description, e.g. Office DHCP pool'),
+  })
+  .strict()
+  .describe('A new range of the subnet; it may not overlap another range of the subnet');
+
+export const createSubnetRangeResponseSizeMin = 0;
+
+export const CreateSubnetRangeResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the range (UUID)'),
+    subnet_id: zod.string().uuid().describe('Subnet the range lies in'),
+    start: zod.string().describe('First address of the range, e.g. 10.0.1.100'),
+    end: zod.string().describe('Last address of the range (included), e.g. 10.0.1.199'),
+    role: zod
+      .enum(['dhcp', 'reserved', 'static', 'other'])
+      .describe('What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    size: zod
+      .number()
+      .int()
+      .min(createSubnetRangeResponseSizeMin)
+      .describe(
+        'Addresses in the range, first and last included. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
+    used: zod.number().int().describe('Address records of the subnet’s space inside the range'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A range of addresses inside a subnet (a DHCP pool, a reserved block …)');
+
+/**
+ * Changes the fields given; the range must stay inside its subnet and overlap no other range.
+ * @summary Update a range
+ */
+export const UpdateRangeParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const updateRangeBodyStartMax = 100;
+
+export const updateRangeBodyEndMax = 100;
+
+export const updateRangeBodyDescriptionMax = 1000;
+
+export const UpdateRangeBody = zod
+  .object({
+    start: zod.string().min(1).max(updateRangeBodyStartMax).optional().describe('First address, inside the subnet'),
+    end: zod
+      .string()
+      .min(1)
+      .max(updateRangeBodyEndMax)
+      .optional()
+      .describe('Last address (included), inside the subnet, not before start'),
+    role: zod
+      .enum(['dhcp', 'reserved', 'static', 'other'])
+      .optional()
+      .describe('What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other'),
+    description: zod
+      .string()
+      .max(updateRangeBodyDescriptionMax)
+      .optional()
+      .describe('Free-text description; empty clears it'),
+  })
+  .strict()
+  .describe('Only the fields given change; the range may still not overlap another');
+
+export const updateRangeResponseSizeMin = 0;
+
+export const UpdateRangeResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the range (UUID)'),
+    subnet_id: zod.string().uuid().describe('Subnet the range lies in'),
+    start: zod.string().describe('First address of the range, e.g. 10.0.1.100'),
+    end: zod.string().describe('Last address of the range (included), e.g. 10.0.1.199'),
+    role: zod
+      .enum(['dhcp', 'reserved', 'static', 'other'])
+      .describe('What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    size: zod
+      .number()
+      .int()
+      .min(updateRangeResponseSizeMin)
+      .describe(
+        'Addresses in the range, first and last included. Exact in the JSON text however large (2^128 for an IPv6 /0); past 2^53 (9007199254740992) a JSON parser that reads numbers as doubles rounds it: the SDK answers a bigint there',
+      ),
+    used: zod.number().int().describe('Address records of the subnet’s space inside the range'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A range of addresses inside a subnet (a DHCP pool, a reserved block …)');
+
+/**
+ * Removes the range; the address records inside it stay.
+ * @summary Delete a range
+ */
+export const DeleteRangeParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const DeleteRangeResponse = zod.void();
+
+/**
  * Every webhook subscription of the organisation, without secrets.
  * @summary List webhooks
  */

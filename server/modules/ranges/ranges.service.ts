@@ -1,0 +1,130 @@
+/**
+ * IP ranges inside a subnet (issue 24, part 4): a DHCP pool, a reserved block … Written one subnet at a time (its
+ * row locked), so two ranges of a subnet never overlap; each write logs its activity entry (resource `range`).
+ */
+import type { z } from 'zod';
+import {
+  type CreateRangeBody,
+  type IpRange,
+  RANGES_PER_SUBNET_MAX,
+  type UpdateRangeBody,
+} from '../../../contract/ranges.contract';
+import type { Db } from '../../db/connection';
+import { badRequest } from '../../errors';
+import { containsIp, formatIp, type Ip, parseCidr, parseIp, type Range } from '../../ipam';
+import { jsonInteger } from '../../json';
+import type { Principal } from '../../principal';
+import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { orNotFound } from '../shared/results';
+import { commitTransaction } from '../writes/writes';
+import * as repo from './ranges.repo';
+
+type RangeDto = z.infer<typeof IpRange>;
+
+const toDto = (row: repo.RangeRow): RangeDto => ({
+  id: row.id,
+  subnet_id: row.subnet_id,
+  start: row.start,
+  end: row.end,
+  role: row.role as RangeDto['role'],
+  description: row.description,
+  size: jsonInteger(parseIp(row.end)!.value - parseIp(row.start)!.value + 1n),
+  used: row.used,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+/** The fields a range's activity entries record. */
+const fieldsOf = (values: repo.RangeValues & { subnetId: string }) => ({
+  subnet_id: values.subnetId,
+  start: values.start,
+  end: values.end,
+  role: values.role,
+  description: values.description,
+});
+
+/** An address of the range, of the subnet's family and inside it; a 400 naming `field` otherwise. */
+function addressIn(field: 'start' | 'end', text: string, network: string): Ip {
+  const ip = parseIp(text);
+  if (!ip) throw badRequest(`${field}: ${text} is not an IP address`);
+  if (!containsIp(parseCidr(network)!.cidr, ip)) throw badRequest(`${field}: ${text} is outside ${network}`);
+  return ip;
+}
+
+/** The range's values checked against its subnet and the subnet's other ranges (`except`: the range itself). */
+async function checked(
+  tx: Db,
+  subnet: { id: string; network: string },
+  values: repo.RangeValues,
+  except: string | null,
+) {
+  const start = addressIn('start', values.start, subnet.network);
+  const end = addressIn('end', values.end, subnet.network);
+  if (end.value < start.value) throw badRequest(`end: ${values.end} is before start ${values.start}`);
+  const normal = { ...values, start: formatIp(start), end: formatIp(end) };
+  const { count, overlapping } = await repo.neighboursOf(tx, subnet.id, normal.start, normal.end, except);
+  if (overlapping !== null) {
+    throw badRequest(`start: ${normal.start}–${normal.end} overlaps the range ${overlapping} of ${subnet.network}`);
+  }
+  if (except === null && count >= RANGES_PER_SUBNET_MAX) {
+    throw badRequest(`ranges: ${subnet.network} already holds ${RANGES_PER_SUBNET_MAX} ranges, the most a subnet may`);
+  }
+  return normal;
+}
+
+export async function listRanges(db: Db, caller: Principal, subnetId: string) {
+  const rows = await repo.rangesOf(db, caller.orgId, subnetId);
+  if (rows.length === 0) orNotFound(await repo.subnetOf(db, caller.orgId, subnetId), 'Subnet');
+  return rows.map(toDto);
+}
+
+export async function createRange(db: Db, caller: Principal, subnetId: string, input: z.infer<typeof CreateRangeBody>) {
+  return commitTransaction(db, async (tx) => {
+    const subnet = orNotFound(await repo.lockSubnet(tx, caller.orgId, subnetId), 'Subnet');
+    const values = await checked(tx, subnet, { ...input, description: input.description ?? '' }, null);
+    const { id } = orNotFound(await repo.insert(tx, caller.orgId, subnet.id, values), 'Subnet');
+    await recordCreate(tx, caller, 'range', id, fieldsOf({ ...values, subnetId: subnet.id }));
+    return toDto(orNotFound(await repo.get(tx, caller.orgId, id), 'Range'));
+  });
+}
+
+export async function updateRange(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateRangeBody>) {
+  return commitTransaction(db, async (tx) => {
+    const locked = orNotFound(await repo.lockRange(tx, caller.orgId, id), 'Range');
+    const subnet = orNotFound(await repo.lockSubnet(tx, caller.orgId, locked.subnet_id), 'Range');
+    const before = orNotFound(await repo.get(tx, caller.orgId, id), 'Range');
+    const merged = {
+      start: input.start ?? before.start,
+      end: input.end ?? before.end,
+      role: input.role ?? before.role,
+      description: input.description ?? before.description,
+    };
+    const values = await checked(tx, subnet, merged, id);
+    await repo.update(tx, caller.orgId, id, values);
+    await recordUpdate(
+      tx,
+      caller,
+      'range',
+      id,
+      fieldsOf({ ...before, subnetId: subnet.id }),
+      fieldsOf({ ...values, subnetId: subnet.id }),
+    );
+    return toDto(orNotFound(await repo.get(tx, caller.orgId, id), 'Range'));
+  });
+}
+
+export async function deleteRange(db: Db, caller: Principal, id: string) {
+  await commitTransaction(db, async (tx) => {
+    const before = orNotFound(await repo.get(tx, caller.orgId, id), 'Range');
+    orNotFound(await repo.remove(tx, caller.orgId, id), 'Range');
+    await recordDelete(tx, caller, 'range', id, fieldsOf({ ...before, subnetId: before.subnet_id }));
+  });
+}
+
+/** The subnet's ranges as address ranges (for the free-address searches), and the one `rangeId` names. */
+export async function rangesForSearch(db: Db, orgId: string, subnetId: string) {
+  return (await repo.rangesOf(db, orgId, subnetId)).map((row) => ({
+    id: row.id,
+    range: { first: parseIp(row.start)!.value, last: parseIp(row.end)!.value } satisfies Range,
+  }));
+}
