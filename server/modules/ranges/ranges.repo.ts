@@ -47,7 +47,7 @@ const lockedSubnet = prepared<{ id: string; network: string }, { orgId: string; 
 export const lockSubnet = async (db: Db, orgId: string, subnetId: string) =>
   (await lockedSubnet(db, { orgId, subnetId }))[0];
 
-/** The range id of the subnet a range `id` lies in, locked (FOR UPDATE) with its subnet. */
+/** The range, locked until the transaction ends (after its subnet's row: see updateRange). */
 const lockedRange = prepared<{ subnet_id: string }, { orgId: string; id: string }>(
   'ranges_lock_range',
   `SELECT r.subnet_id FROM ip_ranges r WHERE r.org_id = :orgId AND r.id = :id FOR UPDATE`,

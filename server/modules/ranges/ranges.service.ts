@@ -90,8 +90,10 @@ export async function createRange(db: Db, caller: Principal, subnetId: string, i
 
 export async function updateRange(db: Db, caller: Principal, id: string, input: z.infer<typeof UpdateRangeBody>) {
   return commitTransaction(db, async (tx) => {
-    const locked = orNotFound(await repo.lockRange(tx, caller.orgId, id), 'Range');
-    const subnet = orNotFound(await repo.lockSubnet(tx, caller.orgId, locked.subnet_id), 'Range');
+    // The subnet's row first, then the range's, as a subnet's delete takes them (its cascade): never a cycle.
+    const found = orNotFound(await repo.get(tx, caller.orgId, id), 'Range');
+    const subnet = orNotFound(await repo.lockSubnet(tx, caller.orgId, found.subnet_id), 'Range');
+    orNotFound(await repo.lockRange(tx, caller.orgId, id), 'Range');
     const before = orNotFound(await repo.get(tx, caller.orgId, id), 'Range');
     const merged = {
       start: input.start ?? before.start,
