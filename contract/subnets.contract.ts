@@ -10,6 +10,7 @@ import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions
 import {
   AllocateSubnetsBody,
   CreateSubnetBody,
+  FirstFreeQuery,
   ListSubnetsQuery,
   SplitSubnetBody,
   Subnet,
@@ -146,9 +147,12 @@ export const subnetsContract = c.router({
     summary: 'Get the first free address',
     description:
       'The lowest unassigned address of the subnet (e.g. 10.0.1.2 or 2001:db8::2), skipping the gateway and the ' +
-      'ranges of child subnets. When the subnet is full: `{ip: null, message}`.',
+      'ranges of child subnets; only inside one of its IP ranges with `range_id`, outside all of them with ' +
+      '`skip_ranges=true`, and past the first `skip_first` usable addresses (of the range, or of the subnet). When ' +
+      'none is free: `{ip: null, message}`.',
     metadata: meta.read,
     pathParams: IdParams,
+    query: FirstFreeQuery,
     responses: { 200: SubnetFirstFreeIp, ...errors(400, 401, 403, 404, 429) },
   },
   getSubnetFreeBlocks: {

@@ -370,6 +370,17 @@ export const SubnetUsage = extendApi(
   },
 );
 
+/** Where first-free looks: in one range of the subnet, outside every range, past the first N addresses. */
+export const FirstFreeQuery = z
+  .object({
+    range_id: Uuid.optional().describe('Only inside this IP range of the subnet'),
+    skip_ranges: z.enum(['true', 'false']).optional().describe('`true`: only outside every IP range of the subnet'),
+    skip_first: queryInt(0, 1_000_000).describe(
+      'Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet), 0 to 1,000,000',
+    ),
+  })
+  .strict();
+
 export const SubnetFirstFreeIp = extendApi(
   z
     .object({

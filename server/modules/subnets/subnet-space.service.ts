@@ -19,6 +19,7 @@ import {
 } from '../../ipam';
 import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
+import { rangesForSearch } from '../ranges/ranges.service';
 import { orNotFound } from '../shared/results';
 import { firstFreeHomeOf } from './spaces';
 import * as space from './subnet-space.repo';
@@ -45,17 +46,69 @@ export async function getUsage(db: Db, caller: Principal, id: string) {
   };
 }
 
-/** The lowest usable address holding no record, skipping the gateway and the ranges of child subnets. */
-export async function getFirstFree(db: Db, caller: Principal, id: string) {
+/** Where a first-free search looks (`FirstFreeQuery`): one range, outside the ranges, past the first N. */
+export interface SearchTarget {
+  rangeId?: string;
+  skipRanges?: boolean;
+  skipFirst?: number;
+}
+
+/**
+ * The usable addresses and the excluded ones of a search narrowed by `target`: the range's part of the usable
+ * addresses, or every range excluded, and the first `skipFirst` passed over (an empty window when none is left).
+ */
+async function narrowed(
+  db: Db,
+  orgId: string,
+  subnetId: string,
+  usable: Range,
+  excluded: Range[],
+  target: SearchTarget,
+) {
+  if (target.rangeId !== undefined && target.skipRanges) throw badRequest('skip_ranges: not with range_id');
+  let window = usable;
+  let skipped = excluded;
+  const rangeId = target.rangeId?.toLowerCase();
+  if (rangeId !== undefined || target.skipRanges) {
+    const ranges = await rangesForSearch(db, orgId, subnetId);
+    if (rangeId !== undefined) {
+      const range = orNotFound(
+        ranges.find((r) => r.id === rangeId),
+        'Range',
+      ).range;
+      window = { first: max(usable.first, range.first), last: min(usable.last, range.last) };
+    } else {
+      skipped = mergeRanges([...excluded, ...ranges.map((r) => r.range)]);
+    }
+  }
+  return { usable: { first: window.first + BigInt(target.skipFirst ?? 0), last: window.last }, excluded: skipped };
+}
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/**
+ * The lowest usable address holding no record, skipping the gateway and the ranges of child subnets, in the part
+ * of the subnet `target` names.
+ */
+export async function getFirstFree(db: Db, caller: Principal, id: string, target: SearchTarget = {}) {
   // The subnet, its children and where its records first leave a gap in one statement: the answer unless
   // that gap is in a child subnet (or the search starts elsewhere), when the search goes on from there.
   const subnet = orNotFound(await firstFreeHomeOf(db, caller.orgId, id), 'Subnet');
   const addressSpace = addressSpaceOf(subnet);
-  const { text, value, usable, excluded } = addressSpace;
+  const { text, value } = addressSpace;
+  const { usable, excluded } = await narrowed(
+    db,
+    caller.orgId,
+    subnet.id,
+    addressSpace.usable,
+    addressSpace.excluded,
+    target,
+  );
+  if (usable.first > usable.last) return { ip: null, message: `No free address in ${subnet.network} there` };
   const searched = value(subnet.searchedFrom);
   // Every address from `searched` up to `unused` holds a record; none left at all is past the network.
   const unused = subnet.unused === null ? usable.last + 1n : value(subnet.unused);
-  const search = unusedFrom(db, subnet.id, addressSpace);
+  const search = unusedFrom(db, subnet.id, { ...addressSpace, usable });
   const ip = await firstFree(usable, excluded, (from) => (from >= searched && from <= unused ? unused : search(from)));
   return ip === null ? { ip: null, message: `No free address in ${subnet.network}` } : { ip: text(ip) };
 }

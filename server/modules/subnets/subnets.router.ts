@@ -54,9 +54,13 @@ export const subnetsRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await space.getUsage(db, principalOf(req), params.id),
     }),
-    getSubnetFirstFreeIp: async ({ req, params }) => ({
+    getSubnetFirstFreeIp: async ({ req, params, query }) => ({
       status: 200,
-      body: await space.getFirstFree(db, principalOf(req), params.id),
+      body: await space.getFirstFree(db, principalOf(req), params.id, {
+        rangeId: query.range_id,
+        skipRanges: query.skip_ranges === 'true',
+        skipFirst: query.skip_first,
+      }),
     }),
     getSubnetFreeBlocks: async ({ req, params, query }) => ({
       status: 200,

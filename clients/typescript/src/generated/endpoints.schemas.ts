@@ -3316,6 +3316,31 @@ export const SplitSubnetDryRun = {
   false: 'false',
 } as const;
 
+export type GetSubnetFirstFreeIpParams = {
+  /**
+   * Only inside this IP range of the subnet
+   */
+  range_id?: string;
+  /**
+   * `true`: only outside every IP range of the subnet
+   */
+  skip_ranges?: GetSubnetFirstFreeIpSkipRanges;
+  /**
+   * Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet), 0 to 1,000,000
+   * @minimum 0
+   * @maximum 1000000
+   */
+  skip_first?: number;
+};
+
+export type GetSubnetFirstFreeIpSkipRanges =
+  (typeof GetSubnetFirstFreeIpSkipRanges)[keyof typeof GetSubnetFirstFreeIpSkipRanges];
+
+export const GetSubnetFirstFreeIpSkipRanges = {
+  true: 'true',
+  false: 'false',
+} as const;
+
 export type GetSubnetFreeBlocksParams = {
   /**
    * Wanted block prefix length, longer than the subnet’s own (e.g. 26 in 10.0.0.0/24, 64 in 2001:db8::/48)

@@ -53,6 +53,7 @@ import type {
   ExportAddressesParams,
   ExportSubnetsParams,
   Folder,
+  GetSubnetFirstFreeIpParams,
   GetSubnetFreeBlocksParams,
   ImportAddressesBody,
   ImportAddressesParams,
@@ -1668,19 +1669,32 @@ export type getSubnetFirstFreeIpResponseError = (
 
 export type getSubnetFirstFreeIpResponse = getSubnetFirstFreeIpResponseSuccess | getSubnetFirstFreeIpResponseError;
 
-export const getGetSubnetFirstFreeIpUrl = (id: string) => {
-  return `/api/v1/subnets/${id}/first-free`;
+export const getGetSubnetFirstFreeIpUrl = (id: string, params?: GetSubnetFirstFreeIpParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/api/v1/subnets/${id}/first-free?${stringifiedParams}`
+    : `/api/v1/subnets/${id}/first-free`;
 };
 
 /**
- * The lowest unassigned address of the subnet (e.g. 10.0.1.2 or 2001:db8::2), skipping the gateway and the ranges of child subnets. When the subnet is full: `{ip: null, message}`.
+ * The lowest unassigned address of the subnet (e.g. 10.0.1.2 or 2001:db8::2), skipping the gateway and the ranges of child subnets; only inside one of its IP ranges with `range_id`, outside all of them with `skip_ranges=true`, and past the first `skip_first` usable addresses (of the range, or of the subnet). When none is free: `{ip: null, message}`.
  * @summary Get the first free address
  */
 export const getSubnetFirstFreeIp = async (
   id: string,
+  params?: GetSubnetFirstFreeIpParams,
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<getSubnetFirstFreeIpResponse> => {
-  return ipamFetch<getSubnetFirstFreeIpResponse>(getGetSubnetFirstFreeIpUrl(id), {
+  return ipamFetch<getSubnetFirstFreeIpResponse>(getGetSubnetFirstFreeIpUrl(id, params), {
     ...options,
     method: 'GET',
   });

@@ -1191,12 +1191,31 @@ export const GetSubnetUsageResponse = zod
   .describe('Utilization of a subnet');
 
 /**
- * The lowest unassigned address of the subnet (e.g. 10.0.1.2 or 2001:db8::2), skipping the gateway and the ranges of child subnets. When the subnet is full: `{ip: null, message}`.
+ * The lowest unassigned address of the subnet (e.g. 10.0.1.2 or 2001:db8::2), skipping the gateway and the ranges of child subnets; only inside one of its IP ranges with `range_id`, outside all of them with `skip_ranges=true`, and past the first `skip_first` usable addresses (of the range, or of the subnet). When none is free: `{ip: null, message}`.
  * @summary Get the first free address
  */
 export const GetSubnetFirstFreeIpParams = zod
   .object({
     id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const getSubnetFirstFreeIpQuerySkipFirstMin = 0;
+export const getSubnetFirstFreeIpQuerySkipFirstMax = 1000000;
+
+export const GetSubnetFirstFreeIpQueryParams = zod
+  .object({
+    range_id: zod.string().uuid().optional().describe('Only inside this IP range of the subnet'),
+    skip_ranges: zod.enum(['true', 'false']).optional().describe('`true`: only outside every IP range of the subnet'),
+    skip_first: zod
+      .number()
+      .int()
+      .min(getSubnetFirstFreeIpQuerySkipFirstMin)
+      .max(getSubnetFirstFreeIpQuerySkipFirstMax)
+      .optional()
+      .describe(
+        'Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet), 0 to 1,000,000',
+      ),
   })
   .strict();
 
