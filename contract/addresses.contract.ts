@@ -199,8 +199,21 @@ export const AllocateAddressesBody = extendApi(
       owner: addressFields.owner.optional(),
       custom_fields: CustomFields.optional(),
       hold_seconds: HoldSeconds,
+      range_id: Uuid.optional().describe('Take the addresses inside this IP range of the subnet only'),
+      skip_ranges: z.boolean().optional().describe('`true`: take addresses outside every IP range of the subnet only'),
+      skip_first: z
+        .number()
+        .int()
+        .min(0)
+        .max(1_000_000)
+        .optional()
+        .describe('Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet)'),
     })
     .strict()
+    .refine((body) => !(body.range_id !== undefined && body.skip_ranges), {
+      message: 'not with range_id',
+      path: ['skip_ranges'],
+    })
     .refine((body) => body.count === 1 || (body.hostname === undefined && body.mac_address === undefined), {
       message: 'hostname and mac_address name one address: give them only with count 1',
       path: ['hostname'],

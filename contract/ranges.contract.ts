@@ -2,6 +2,7 @@ import { extendApi } from '@anatine/zod-openapi';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errors } from './common/errors';
+import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
 import { addressCount } from './subnets.schemas';
@@ -104,10 +105,11 @@ export const rangesContract = c.router({
       `inside the subnet and of its family. It may not overlap another range of the subnet (400 naming it); a subnet ` +
       `holds at most ${RANGES_PER_SUBNET_MAX} ranges (400). Allocation and first-free can then target a range ` +
       '(`range_id`) or skip every range (`skip_ranges`).',
-    metadata: meta.write,
+    metadata: idempotent(meta.write),
+    headers: IdempotencyHeaders,
     pathParams: IdParams,
     body: CreateRangeBody,
-    responses: { 201: IpRange, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: { 201: IpRange, ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429) },
   },
   updateRange: {
     method: 'PATCH',

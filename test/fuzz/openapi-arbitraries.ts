@@ -314,6 +314,14 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
       fc.constant(ctx.ownerId),
       entityOf('members', ctx).map((e) => e.id),
     );
+  // A range of the path's subnet (another's is a 404); `skip_ranges` beside it is a 400, so mostly not.
+  if (name === 'range_id') {
+    const own = ctx.pools.ranges.filter((r) => r.subnetId !== undefined && r.subnetId === ctx.subnet?.id);
+    return own.length ? fc.oneof(fc.constantFrom(...own.map((r) => r.id)), fc.uuid()) : fc.uuid();
+  }
+  if (name === 'skip_ranges' && type === 'boolean')
+    return fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true));
+  if (name === 'skip_first' && type === 'integer') return fc.integer({ min: 0, max: 3 });
   // Fresh keys: a key used before with another request is a 422 (declared, but it stops the request).
   if (name === 'idempotency-key') return fc.constant(FRESH_KEY);
   // A version no request could know (the resource's ETag): `*` matches any, a made-up tag none.

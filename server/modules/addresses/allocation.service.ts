@@ -83,8 +83,14 @@ export async function allocateAddresses(
     }
   };
 
+  // A part of the subnet (a range, outside the ranges, past the first N): searched each time, hints neither used
+  // nor kept (they follow the whole subnet's lowest free addresses).
+  const target =
+    input.range_id !== undefined || input.skip_ranges || input.skip_first !== undefined
+      ? { orgId, rangeId: input.range_id, skipRanges: input.skip_ranges, skipFirst: input.skip_first }
+      : undefined;
   // Right after this process's last allocation in the subnet, without reading it first (allocation-hints.ts).
-  const hinted = hintedCandidates(orgId, subnetId, input.count + HINTED_PASSED_OVER);
+  const hinted = target ? null : hintedCandidates(orgId, subnetId, input.count + HINTED_PASSED_OVER);
   if (hinted && hinted.ips.length >= input.count) {
     const addresses = await write(db, hinted.subnet, hinted.ips, hinted.below);
     hintAfterHinted(orgId, subnetId, hinted, addresses?.map((a) => a.ip) ?? []);
@@ -100,7 +106,7 @@ export async function allocateAddresses(
       async (connection): Promise<{ addresses: AddressDto[] } | { short: string }> => {
         const read = headSize(wanted);
         const subnet = orNotFound(await allocationHomeOf(connection, orgId, subnetId, read), 'Subnet');
-        const free = await freeAddresses(connection, subnet, wanted, subnet.head);
+        const free = await freeAddresses(connection, subnet, wanted, subnet.head, target);
         if (free.length < input.count) {
           throw exhausted(
             `${subnet.network} has ${free.length} free address(es), fewer than the ${input.count} asked for`,
@@ -108,6 +114,7 @@ export async function allocateAddresses(
         }
         const addresses = await write(connection, subnet, free);
         if (!addresses) return { short: subnet.network };
+        if (target) return { addresses };
         hintAfterRead(
           orgId,
           subnetId,

@@ -157,14 +157,25 @@ export const headSize = (count: number) => Math.max(windowSize(count), 1024);
 
 /**
  * Up to `count` free addresses of a subnet, lowest first: usable, not the gateway, in no child subnet,
- * holding no record. A listing of a window past the last address looked at finds them where records are
+ * holding no record; in the part of the subnet `target` names, when given. A listing of a window past the last address looked at finds them where records are
  * sparse (one round trip for a fresh subnet, none when the caller read `head`, the subnet's first
  * `headSize(count)` records in ip order); a run of records is passed by the database's search for the next
  * unused address (whole blocks of 256 by their tallies).
  */
-export async function freeAddresses(db: Db, subnet: SearchedSubnet, count: number, head?: string[]) {
-  const addressSpace = addressSpaceOf(subnet);
-  const { text, value, usable, excluded: merged } = addressSpace;
+export async function freeAddresses(
+  db: Db,
+  subnet: SearchedSubnet,
+  count: number,
+  head?: string[],
+  target?: SearchTarget & { orgId: string },
+) {
+  const whole = addressSpaceOf(subnet);
+  const { usable, excluded: merged } = target
+    ? await narrowed(db, target.orgId, subnet.id, whole.usable, whole.excluded, target)
+    : whole;
+  const addressSpace = { ...whole, usable, excluded: merged };
+  const { text, value } = addressSpace;
+  if (usable.first > usable.last) return [];
   const list = async (low: bigint, high: bigint) =>
     (await space.addressesBetween(db, subnet.id, text(low), text(high))).map(value);
   const found: bigint[] = [];

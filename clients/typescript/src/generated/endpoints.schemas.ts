@@ -846,6 +846,16 @@ export interface AllocateAddressesBody {
    * @maximum 604800
    */
   hold_seconds?: number;
+  /** Take the addresses inside this IP range of the subnet only */
+  range_id?: string;
+  /** `true`: take addresses outside every IP range of the subnet only */
+  skip_ranges?: boolean;
+  /**
+   * Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet)
+   * @minimum 0
+   * @maximum 1000000
+   */
+  skip_first?: number;
 }
 
 /**

@@ -3980,6 +3980,11 @@ export type createSubnetRangeResponse404 = {
   status: 404;
 };
 
+export type createSubnetRangeResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
 export type createSubnetRangeResponse413 = {
   data: ApiError;
   status: 413;
@@ -3988,6 +3993,11 @@ export type createSubnetRangeResponse413 = {
 export type createSubnetRangeResponse415 = {
   data: ApiError;
   status: 415;
+};
+
+export type createSubnetRangeResponse422 = {
+  data: ApiError;
+  status: 422;
 };
 
 export type createSubnetRangeResponse429 = {
@@ -4003,8 +4013,10 @@ export type createSubnetRangeResponseError = (
   | createSubnetRangeResponse401
   | createSubnetRangeResponse403
   | createSubnetRangeResponse404
+  | createSubnetRangeResponse409
   | createSubnetRangeResponse413
   | createSubnetRangeResponse415
+  | createSubnetRangeResponse422
   | createSubnetRangeResponse429
 ) & {
   headers: Headers;

@@ -1336,6 +1336,9 @@ export const allocateAddressBodyOwnerMax = 200;
 
 export const allocateAddressBodyHoldSecondsMax = 604800;
 
+export const allocateAddressBodySkipFirstMin = 0;
+export const allocateAddressBodySkipFirstMax = 1000000;
+
 export const AllocateAddressBody = zod
   .object({
     count: zod
@@ -1376,6 +1379,15 @@ export const AllocateAddressBody = zod
       .describe(
         'Hold the address for this many seconds (1 to 604,800): it is reserved with `expires_at`, and released (deleted, event `address.released`) when that passes unless a PATCH of its status confirms it first',
       ),
+    range_id: zod.string().uuid().optional().describe('Take the addresses inside this IP range of the subnet only'),
+    skip_ranges: zod.boolean().optional().describe('`true`: take addresses outside every IP range of the subnet only'),
+    skip_first: zod
+      .number()
+      .int()
+      .min(allocateAddressBodySkipFirstMin)
+      .max(allocateAddressBodySkipFirstMax)
+      .optional()
+      .describe('Pass over the first this many usable addresses (of the range with `range_id`, else of the subnet)'),
   })
   .strict()
   .describe('How many of the lowest free addresses to take, and the fields they get');
@@ -2716,6 +2728,22 @@ export const CreateSubnetRangeParams = zod
     id: zod.string().uuid().describe('Resource id (UUID)'),
   })
   .strict();
+
+export const createSubnetRangeHeaderIdempotencyKeyMax = 255;
+
+export const createSubnetRangeHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateSubnetRangeHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createSubnetRangeHeaderIdempotencyKeyMax)
+    .regex(createSubnetRangeHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
+    ),
+});
 
 export const createSubnetRangeBodyStartMax = 100;
 
