@@ -192,6 +192,17 @@ describe('filters', () => {
     expectStatus(await list(org.api, { since: 'yesterday' }), 400);
   });
 
+  it('refuses a time before year 1, which PostgreSQL cannot read, naming it (400, not 500)', async () => {
+    const org = await t.server.newOrg();
+    for (const field of ['since', 'until'] as const) {
+      const refused = expectStatus(await list(org.api, { [field]: '0000-06-01T00:00:00Z' }), 400);
+      expect(refused.error).toMatch(new RegExp(`^${field}: 0000-06-01T00:00:00Z is before year 1`));
+    }
+    const exported = await org.api.call('exportActivity', { query: { since: '0000-06-01T00:00:00Z' } });
+    expect(expectStatus(exported, 400).error).toMatch(/^since: /);
+    expectStatus(await list(org.api, { since: '0001-01-01T00:00:00Z' }), 200);
+  });
+
   it('lists the distinct actions and resource types present, sorted', async () => {
     const { org } = await setUp();
     await seed(org, [{ action: 'batch_delete', resourceType: 'address' }]);

@@ -19,6 +19,7 @@ import type { Principal } from '../../principal';
 import { effectiveLimits, PLAN_LIMITS, PLANS } from '../plans/limits';
 import { csvStream } from '../shared/csv';
 import { runPeriodically } from '../shared/periodic';
+import { postgresTime } from '../shared/times';
 import {
   type ActivityRecord,
   type Changes,
@@ -126,8 +127,8 @@ export function retentionCutoff(caller: Principal, now: Date): Date | null {
 }
 
 function filterOf(caller: Principal, now: Date, query: z.infer<typeof ExportActivityQuery>): repo.ActivityFilter {
-  const since = query.since === undefined ? undefined : new Date(query.since);
-  const until = query.until === undefined ? undefined : new Date(query.until);
+  const since = query.since === undefined ? undefined : new Date(postgresTime('since', query.since));
+  const until = query.until === undefined ? undefined : new Date(postgresTime('until', query.until));
   if (since && until && since > until) throw badRequest('since: must be at or before until');
   return {
     orgId: caller.orgId,

@@ -21,6 +21,7 @@ import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } fro
 import { runPeriodically } from '../shared/periodic';
 import { atVersion, given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
+import { postgresTime } from '../shared/times';
 import {
   type AddressHome,
   addressHomesOf,
@@ -101,14 +102,6 @@ async function assertNotInChild(db: Db, orgId: string, subnetId: string, ips: st
   }
 }
 
-/** A page of a subnet's addresses, by offset or after a cursor, with the cursor of the next page (null on the last). */
-/** A time of a filter as given (PostgreSQL compares it to the microsecond); a year before 1 is a 400, not a 500. */
-function timeOf(field: string, text: string | undefined) {
-  if (text !== undefined && !(new Date(text).getUTCFullYear() >= 1))
-    throw badRequest(`${field}: ${text} is before year 1`);
-  return text;
-}
-
 /** The filters of a subnet's address list, or null when none is given (the packed page answers then). */
 function addressFilterOf(query: z.infer<typeof ListAddressesQuery>): AddressFilter | null {
   let statuses: string[] | undefined;
@@ -124,12 +117,13 @@ function addressFilterOf(query: z.infer<typeof ListAddressesQuery>): AddressFilt
     hostnamePrefix: query.hostname_prefix,
     hostnameContains: query.hostname_contains,
     macAddress: query.mac_address === undefined ? undefined : normalizeMac(query.mac_address),
-    createdAfter: timeOf('created_after', query.created_after),
-    updatedAfter: timeOf('updated_after', query.updated_after),
+    createdAfter: postgresTime('created_after', query.created_after),
+    updatedAfter: postgresTime('updated_after', query.updated_after),
   };
   return Object.values(filter).some((value) => value !== undefined) ? filter : null;
 }
 
+/** A page of a subnet's addresses, by offset or after a cursor, with the cursor of the next page (null on the last). */
 export async function listAddresses(
   db: Db,
   caller: Principal,
