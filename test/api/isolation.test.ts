@@ -17,7 +17,8 @@ let stranger: TestOrg;
 /** The owner's objects by the resource path that names them. */
 const ids: Record<string, string> = {};
 /** The creates whose answer is the created object (a subnet's may be `{subnet, warnings}`). */
-type Creates = `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook'}`;
+type Creates =
+  `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook' | 'SubnetRange'}`;
 
 beforeAll(async () => {
   [owner, stranger] = [t.org, await t.server.newOrg({ plan: 'enterprise' })];
@@ -29,6 +30,11 @@ beforeAll(async () => {
   ids.vrfs = await create('createVrf', { name: 'owner-vrf' });
   ids.subnets = (await createSubnet(owner.api, '10.42.0.0/16', { folder_id: ids.folders, name: 'owner-net' })).id;
   ids.addresses = await create('createAddress', { ip: '10.42.0.7', hostname: 'owner-host' }, { id: ids.subnets });
+  ids.ranges = await create(
+    'createSubnetRange',
+    { start: '10.42.1.1', end: '10.42.1.9', role: 'dhcp', description: 'owner-range' },
+    { id: ids.subnets },
+  );
   ids.members = owner.userId;
   ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
   ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
@@ -52,6 +58,7 @@ const KINDS = [
   'vrfs',
   'subnets',
   'addresses',
+  'ranges',
   'members',
   'api-keys',
   'invitations',
