@@ -16,6 +16,7 @@ import {
   Uuid,
 } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { ResourceTags, TagFilterQuery, TagNames } from './tags.contract';
 
 const c = initContract();
 const meta = access('Addresses');
@@ -89,6 +90,7 @@ export const Address = extendApi(
       status: AddressStatus,
       owner: z.string().describe('Person or team responsible for the address, e.g. netops'),
       ptr_record: z.string().optional().describe('Reverse DNS name; omitted when unset'),
+      tags: ResourceTags.optional(),
       custom_fields: CustomFields.optional(),
       last_seen: Timestamp.optional().describe('When the address was last seen on the network; omitted when unset'),
       expires_at: Timestamp.optional().describe(
@@ -130,6 +132,7 @@ export const CreateAddressBody = extendApi(
         .optional()
         .describe('Status of the new address; default assigned (reserved when held)'),
       owner: addressFields.owner.optional(),
+      tags: TagNames.optional(),
       custom_fields: CustomFields.optional(),
       hold_seconds: HoldSeconds,
     })
@@ -152,6 +155,7 @@ export const UpdateAddressBody = extendApi(
         .describe('Free-text description of the address, e.g. Primary web server'),
       status: AddressStatus.optional(),
       owner: addressFields.owner.optional(),
+      tags: TagNames.optional(),
       custom_fields: CustomFields.optional(),
     })
     .strict(),
@@ -197,6 +201,7 @@ export const AllocateAddressesBody = extendApi(
         .optional()
         .describe('Status of every allocated address; default assigned (reserved when held)'),
       owner: addressFields.owner.optional(),
+      tags: TagNames.optional(),
       custom_fields: CustomFields.optional(),
       hold_seconds: HoldSeconds,
       range_id: Uuid.optional().describe('Take the addresses inside this IP range of the subnet only'),
@@ -291,6 +296,7 @@ export const ListAddressesQuery = z
     mac_address: MacAddressInput.optional().describe('Only this MAC address (any of the forms it is given in)'),
     created_after: Timestamp.optional().describe('Only addresses created after this RFC 3339 time'),
     updated_after: Timestamp.optional().describe('Only addresses last changed after this RFC 3339 time'),
+    ...TagFilterQuery,
   })
   .strict();
 

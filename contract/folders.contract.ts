@@ -6,6 +6,7 @@ import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { ResourceTags, TagNames, TagsQuery } from './tags.contract';
 
 const c = initContract();
 const meta = access('Folders');
@@ -17,6 +18,7 @@ export const Folder = extendApi(
       name: z.string().describe('Display name of the folder, e.g. Datacenter A'),
       description: z.string().describe('Free-text description of the folder; empty when unset'),
       sort_order: z.number().int().describe('Position among sibling folders, ascending'),
+      tags: ResourceTags.optional(),
       created_at: Timestamp,
     })
     .strict(),
@@ -45,6 +47,7 @@ export const CreateFolderBody = extendApi(
       name: folderFields.name,
       description: folderFields.description.optional(),
       sort_order: folderFields.sort_order.optional(),
+      tags: TagNames.optional(),
     })
     .strict(),
   {
@@ -60,6 +63,7 @@ export const UpdateFolderBody = extendApi(
       name: folderFields.name.optional(),
       description: folderFields.description.optional(),
       sort_order: folderFields.sort_order.optional(),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'UpdateFolderBody', description: 'Only the fields given change', example: { sort_order: 10 } },
@@ -72,7 +76,8 @@ export const foldersContract = c.router({
     summary: 'List folders',
     description: 'All folders of the caller’s organisation, ordered by sort_order then name.',
     metadata: meta.read,
-    responses: { 200: z.array(Folder), ...errors(401, 403, 429) },
+    query: TagsQuery,
+    responses: { 200: z.array(Folder), ...errors(400, 401, 403, 429) },
   },
   createFolder: {
     method: 'POST',

@@ -6,6 +6,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
 import { CustomFields, streamedText, text, Uuid } from './common/schemas';
+import { TAGS_PER_RESOURCE_MAX, TagNames } from './tags.contract';
 
 const c = initContract();
 const meta = access('Import and export');
@@ -16,6 +17,10 @@ export const IMPORT_MAX_ROWS = 1000;
 const cidr = () => z.string().trim().cidr({ message: 'must be a CIDR such as 10.0.0.0/24 or 2001:db8::/48' });
 const ip = () => z.string().trim().ip({ message: 'must be an IPv4 or IPv6 address' });
 const refName = () => z.string().trim().min(1, 'must not be empty').max(200);
+/** An imported row's tags, by name: created when missing, as folders are (the export writes them comma-separated). */
+const ImportTags = TagNames.optional().describe(
+  `Tag names, at most ${TAGS_PER_RESOURCE_MAX}; a tag the organisation lacks is created (within the plan's tag limit)`,
+);
 
 export const ImportSubnetRow = extendApi(
   z
@@ -38,6 +43,7 @@ export const ImportSubnetRow = extendApi(
       dns_secondary: ip().optional().describe('Secondary DNS server IP address, e.g. 10.0.0.54'),
       scan_enabled: z.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
       tracked: z.boolean().default(true).describe('false makes a structure-only container excluded from utilization'),
+      tags: ImportTags,
       custom_fields: CustomFields.optional(),
     })
     .strict(),
@@ -120,6 +126,7 @@ export const ImportAddressRow = extendApi(
         .describe('Address status; default `assigned`'),
       owner: text(200).optional().describe('Person or team responsible for the address, e.g. netops'),
       ptr_record: text(253).optional().describe('PTR (reverse DNS) name'),
+      tags: ImportTags,
       custom_fields: CustomFields.optional(),
     })
     .strict(),

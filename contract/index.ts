@@ -11,6 +11,7 @@ import { locationsContract } from './locations.contract';
 import { rangesContract } from './ranges.contract';
 import { searchContract } from './search.contract';
 import { subnetsContract } from './subnets.contract';
+import { tagsContract } from './tags.contract';
 import { teamContract } from './team.contract';
 import { toolsContract } from './tools.contract';
 import { vlansContract } from './vlans.contract';
@@ -30,6 +31,7 @@ export const contract = c.router(
     vrfs: vrfsContract,
     locations: locationsContract,
     ranges: rangesContract,
+    tags: tagsContract,
     webhooks: webhooksContract,
     apiKeys: apiKeysContract,
     team: teamContract,

@@ -6,6 +6,7 @@ import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { ResourceTags, TagNames, TagsQuery } from './tags.contract';
 
 const c = initContract();
 const meta = access('Locations');
@@ -14,6 +15,7 @@ const locationShape = {
   id: describedUuid('Unique id of the location (UUID)'),
   name: z.string().describe('Display name of the location, e.g. Frankfurt DC1'),
   address: z.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+  tags: ResourceTags.optional(),
   created_at: Timestamp,
 };
 const example = {
@@ -48,6 +50,7 @@ export const CreateLocationBody = extendApi(
     .object({
       name: requiredName().describe('Location name, unique in the organisation'),
       address: text(500).optional().describe('Postal address'),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'CreateLocationBody', description: 'A new location', example: { name: 'Frankfurt DC1' } },
@@ -57,6 +60,7 @@ export const UpdateLocationBody = extendApi(
     .object({
       name: requiredName().optional().describe('New display name of the location, e.g. Frankfurt DC1'),
       address: text(500).optional().describe('New postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'UpdateLocationBody', description: 'Only the fields given change', example: { address: 'Building 2' } },
@@ -69,7 +73,8 @@ export const locationsContract = c.router({
     summary: 'List locations',
     description: 'All locations of the organisation, ordered by name, each with its subnet and VLAN counts.',
     metadata: meta.read,
-    responses: { 200: z.array(LocationListItem), ...errors(401, 403, 429) },
+    query: TagsQuery,
+    responses: { 200: z.array(LocationListItem), ...errors(400, 401, 403, 429) },
   },
   createLocation: {
     method: 'POST',

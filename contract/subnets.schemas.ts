@@ -2,6 +2,7 @@
 import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
 import { CustomFields, describedUuid, PageCursor, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import { ResourceTags, TagFilterQuery, TagNames } from './tags.contract';
 
 /** A CIDR block, IPv4 or IPv6, e.g. `10.0.0.0/24` or `2001:db8::/48`. */
 const Cidr = () => z.string().cidr();
@@ -52,6 +53,7 @@ const subnetShape = {
   vlan_number: z.number().int().min(1).max(4094).optional().describe('Resolved VLAN number; omitted when unset'),
   vrf_name: z.string().optional().describe('Resolved VRF name; omitted when unset'),
   location_name: z.string().optional().describe('Resolved location name; omitted when unset'),
+  tags: ResourceTags.optional(),
   custom_fields: CustomFields.optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -189,6 +191,7 @@ export const CreateSubnetBody = extendApi(
       is_pool: z.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
       tracked: z.boolean().optional().describe('Default true; false makes a structure-only container'),
       scan_enabled: z.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
+      tags: TagNames.optional(),
       custom_fields: CustomFields.optional(),
     })
     .strict(),
@@ -276,6 +279,7 @@ export const UpdateSubnetBody = extendApi(
       gateway: IpAddress().nullable().optional().describe('Gateway IP (IPv4 or IPv6); null clears'),
       dns_primary: IpAddress().nullable().optional().describe('Primary DNS server IP; null clears'),
       dns_secondary: IpAddress().nullable().optional().describe('Secondary DNS server IP; null clears'),
+      tags: TagNames.optional(),
       custom_fields: CustomFields.optional(),
     })
     .strict(),
@@ -514,6 +518,7 @@ export const ListSubnetsQuery = z
     utilization_below: UtilizationThreshold.describe(
       'Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1',
     ),
+    ...TagFilterQuery,
     limit: queryInt(1, SUBNET_PAGE_MAX).describe(
       `Subnets per page, 1 to ${SUBNET_PAGE_MAX}: the list comes in pages only when this or \`cursor\` is given`,
     ),

@@ -6,6 +6,7 @@ import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, Timestamp, text, Uuid } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { ResourceTags, TagNames, TagsQuery } from './tags.contract';
 
 const c = initContract();
 const meta = access('VLANs');
@@ -18,6 +19,7 @@ const vlanShape = {
   name: z.string().describe('Display name of the VLAN, e.g. Servers'),
   description: z.string().describe('Free-text description of the VLAN; empty when unset'),
   location_id: Uuid.nullable().describe('Location of the VLAN; null when none'),
+  tags: ResourceTags.optional(),
   created_at: Timestamp,
 };
 const example = {
@@ -46,6 +48,7 @@ export const CreateVlanBody = extendApi(
       name: text(200).optional().describe('Display name of the VLAN, e.g. Servers'),
       description: text().optional().describe('Free-text description of the VLAN'),
       location_id: Uuid.nullable().optional().describe('Location of the VLAN'),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'CreateVlanBody', description: 'A new VLAN', example: { vlan_number: 120, name: 'servers' } },
@@ -57,6 +60,7 @@ export const UpdateVlanBody = extendApi(
       name: text(200).optional().describe('Display name of the VLAN, e.g. Servers'),
       description: text().optional().describe('Free-text description of the VLAN'),
       location_id: Uuid.nullable().optional().describe('Location of the VLAN; null clears it'),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'UpdateVlanBody', description: 'Only the fields given change', example: { name: 'servers-b1' } },
@@ -69,7 +73,8 @@ export const vlansContract = c.router({
     summary: 'List VLANs',
     description: 'All VLANs of the organisation, ordered by number, each with its subnet count.',
     metadata: meta.read,
-    responses: { 200: z.array(VlanListItem), ...errors(401, 403, 429) },
+    query: TagsQuery,
+    responses: { 200: z.array(VlanListItem), ...errors(400, 401, 403, 429) },
   },
   createVlan: {
     method: 'POST',

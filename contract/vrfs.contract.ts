@@ -6,6 +6,7 @@ import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access } from './common/meta';
 import { describedUuid, IdParams, requiredName, Timestamp, text } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { ResourceTags, TagNames, TagsQuery } from './tags.contract';
 
 const c = initContract();
 const meta = access('VRFs');
@@ -17,6 +18,7 @@ const vrfShape = {
   name: z.string().describe('Display name of the VRF, e.g. customer-a'),
   rd: z.string().describe('Route distinguisher, e.g. 65000:100'),
   description: z.string().describe('Free-text description of the VRF; empty when unset'),
+  tags: ResourceTags.optional(),
   created_at: Timestamp,
 };
 const example = {
@@ -47,6 +49,7 @@ export const CreateVrfBody = extendApi(
       name: requiredName(100).describe('VRF name, unique in the organisation'),
       rd: RouteDistinguisher.optional(),
       description: text().optional().describe('Free-text description of the VRF'),
+      tags: TagNames.optional(),
     })
     .strict(),
   {
@@ -61,6 +64,7 @@ export const UpdateVrfBody = extendApi(
       name: requiredName(100).optional().describe('Display name of the VRF, e.g. customer-a'),
       rd: RouteDistinguisher.optional(),
       description: text().optional().describe('Free-text description of the VRF'),
+      tags: TagNames.optional(),
     })
     .strict(),
   { title: 'UpdateVrfBody', description: 'Only the fields given change', example: { rd: '65000:200' } },
@@ -73,7 +77,8 @@ export const vrfsContract = c.router({
     summary: 'List VRFs',
     description: 'All VRFs of the organisation, ordered by name, each with its subnet count.',
     metadata: meta.read,
-    responses: { 200: z.array(VrfListItem), ...errors(401, 403, 429) },
+    query: TagsQuery,
+    responses: { 200: z.array(VrfListItem), ...errors(400, 401, 403, 429) },
   },
   createVrf: {
     method: 'POST',

@@ -23,6 +23,8 @@ const tagDescriptions: Record<string, string> = {
   VLANs: 'VLANs (numbers 1 to 4094)',
   VRFs: 'VRFs: separate address spaces for overlapping ranges',
   Locations: 'Sites and rooms that subnets and VLANs belong to',
+  Ranges: 'Ranges of addresses inside a subnet: DHCP pools, reserved blocks',
+  Tags: 'Labels that subnets, addresses, VLANs, VRFs, locations and folders carry, and filter by',
   Webhooks: 'Signed event notifications to HTTPS endpoints',
   'API keys': 'Bearer keys for programmatic access',
   Team: 'Members, roles and invitations (Teams and Enterprise plans)',

@@ -20,7 +20,7 @@ const usage = `Usage: npm run admin -- <command> [options]
   set-plan --email E --plan free|pro|teams|enterprise
   set-limits --email E --limit subnets=200000 [--limit addresses=1000000 …]
       Per-organisation limit overrides (enterprise "custom" figures); a value of "unlimited" removes the cap.
-      Limits: users, folders, subnets, addresses, vlans, vrfs, locations, api_keys, webhooks, rate_limit, activity_retention_days.`;
+      Limits: users, folders, subnets, addresses, vlans, vrfs, locations, tags, api_keys, webhooks, rate_limit, activity_retention_days.`;
 
 function parseLimits(entries: string[]): Partial<Record<LimitName, number | null>> {
   const limits: Partial<Record<LimitName, number | null>> = {};

@@ -14,6 +14,7 @@ import { locationsRouter } from './modules/locations/locations.router';
 import { rangesRouter } from './modules/ranges/ranges.router';
 import { searchRouter } from './modules/search/search.router';
 import { subnetsRouter } from './modules/subnets/subnets.router';
+import { tagsRouter } from './modules/tags/tags.router';
 import { acceptInvitation, teamRouter } from './modules/team/team.router';
 import { toolsRouter } from './modules/tools/tools.router';
 import { vlansRouter } from './modules/vlans/vlans.router';
@@ -34,6 +35,7 @@ export function buildRouter(context: ServerContext) {
     vrfs: vrfsRouter(context),
     locations: locationsRouter(context),
     ranges: rangesRouter(context),
+    tags: tagsRouter(context),
     webhooks: webhooksRouter(context),
     apiKeys: apiKeysRouter(context),
     team: teamRouter(context),

@@ -19,6 +19,8 @@ const id = () => uuid('id').primaryKey().defaultRandom();
 const orgId = () => uuid('org_id').notNull();
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+/** The names of a resource's tags (migration 0023), in the order they were given. */
+const tagNames = () => text('tags').array().notNull().default(sql`'{}'`);
 
 export const organizations = pgTable('organizations', {
   id: id(),
@@ -70,6 +72,7 @@ export const folders = pgTable('folders', {
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
   sortOrder: integer('sort_order').notNull().default(0),
+  tags: tagNames(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -79,6 +82,7 @@ export const locations = pgTable('locations', {
   orgId: orgId(),
   name: text('name').notNull(),
   address: text('address').notNull().default(''),
+  tags: tagNames(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -90,6 +94,7 @@ export const vlans = pgTable('vlans', {
   name: text('name').notNull().default(''),
   description: text('description').notNull().default(''),
   locationId: uuid('location_id'),
+  tags: tagNames(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -99,6 +104,17 @@ export const vrfs = pgTable('vrfs', {
   orgId: orgId(),
   name: text('name').notNull(),
   rd: text('rd').notNull().default(''),
+  description: text('description').notNull().default(''),
+  tags: tagNames(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const tags = pgTable('tags', {
+  id: id(),
+  orgId: orgId(),
+  name: text('name').notNull(),
+  colour: text('colour').notNull().default('#9e9e9e'),
   description: text('description').notNull().default(''),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -124,6 +140,7 @@ export const subnets = pgTable('subnets', {
   scanEnabled: boolean('scan_enabled').notNull().default(false),
   tracked: boolean('tracked').notNull().default(true),
   customFields: jsonb('custom_fields').$type<Record<string, unknown>>(),
+  tags: tagNames(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -143,6 +160,7 @@ export const addresses = pgTable('addresses', {
   ptrRecord: text('ptr_record'),
   customFields: jsonb('custom_fields').$type<Record<string, unknown>>(),
   lastSeen: timestamp('last_seen', { withTimezone: true }),
+  tags: tagNames(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
   /** A hold's end (migration 0021): released by the service past it unless its status changed first. */

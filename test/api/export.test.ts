@@ -17,7 +17,7 @@ const records = ([header = [], ...rows]: string[][]) =>
   rows.map((row) => Object.fromEntries(header.map((column, i) => [column, cellValue(row[i] ?? '')])));
 
 describe('export subnets', () => {
-  it('answers a CSV download named by date with the specification’s header row', async () => {
+  it('answers a CSV download named by date with the specification’s header row, then tags', async () => {
     const api = await fresh();
     const response = await api.call('exportSubnets');
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -39,6 +39,7 @@ describe('export subnets', () => {
         'is_pool',
         'scan_enabled',
         'tracked',
+        'tags',
       ],
     ]);
   });
@@ -62,6 +63,7 @@ describe('export subnets', () => {
             is_pool: true,
             scan_enabled: true,
             tracked: false,
+            tags: ['edge', 'lab'],
           },
         ],
       },
@@ -80,6 +82,7 @@ describe('export subnets', () => {
       'true',
       'true',
       'false',
+      'edge,lab',
     ]);
   });
 
@@ -100,6 +103,7 @@ describe('export subnets', () => {
       'false',
       'false',
       'true',
+      '',
     ]);
   });
 
@@ -209,12 +213,12 @@ describe('export subnets', () => {
 });
 
 describe('export addresses', () => {
-  it('answers a CSV download named by date with the specification’s header row, then vrf', async () => {
+  it('answers a CSV download named by date with the specification’s header row, then vrf and tags', async () => {
     const api = await fresh();
     const response = await api.call('exportAddresses');
     expect(response.headers.get('content-disposition')).toMatch(/filename="addresses-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(parseCsv(expectStatus(response, 200))).toEqual([
-      ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record', 'vrf'],
+      ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record', 'vrf', 'tags'],
     ]);
   });
 
@@ -233,6 +237,7 @@ describe('export addresses', () => {
             status: 'reserved',
             owner: 'ops',
             ptr_record: 'web.example.com',
+            tags: ['web'],
           },
         ],
       },
@@ -247,6 +252,7 @@ describe('export addresses', () => {
       'ops',
       'web.example.com',
       '',
+      'web',
     ]);
   });
 

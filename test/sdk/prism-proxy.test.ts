@@ -114,7 +114,7 @@ const prismErrors = () => answers.filter((a) => a.body.includes('https://stoplig
 it('catches a response that violates the document (canary)', async () => {
   const org = await t.server.newOrg();
   const client = throughPrism(org.key);
-  const error = await client.folders.list({ headers: { 'x-canary': 'violate' } }).catch((e) => e);
+  const error = await client.folders.list(undefined, { headers: { 'x-canary': 'violate' } }).catch((e) => e);
   expect(error).toBeInstanceOf(ApiError);
   expect(error.status).toBe(500);
   expect(JSON.stringify(error.body)).toMatch(/prism\/errors#VIOLATIONS/);

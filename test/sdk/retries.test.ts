@@ -267,7 +267,7 @@ describe('network errors and timeouts', () => {
     script = [{ status: 0, hang: true }];
     const { sdk } = client();
     const controller = new AbortController();
-    const pending = sdk.folders.list({ signal: controller.signal });
+    const pending = sdk.folders.list(undefined, { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen).toHaveLength(1);

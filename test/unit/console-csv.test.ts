@@ -64,6 +64,11 @@ describe('rowsOfCsv', () => {
     });
   });
 
+  it('makes a list of tag names of a tags cell, as the export writes it', () => {
+    const csv = csvLine(['network', 'tags']) + csvLine(['10.0.0.0/24', 'lab, edge']);
+    expect(rowsOfCsv('subnets', csv)).toMatchObject({ rows: [{ network: '10.0.0.0/24', tags: ['lab', 'edge'] }] });
+  });
+
   it('keeps an empty vrf, the global space, and takes the export’s leading quote off a cell', () => {
     const csv = csvLine(['ip', 'subnet', 'hostname', 'vrf']) + csvLine(['10.0.0.5', '10.0.0.0/24', '-web', '']);
     expect(rowsOfCsv('addresses', csv)).toMatchObject({

@@ -82,6 +82,7 @@ export const RESOURCES = {
     update: 'updateRange',
     delete: 'deleteRange',
   },
+  tags: { list: 'listTags', create: 'createTag', get: 'getTag', update: 'updateTag', delete: 'deleteTag' },
   auth: {
     methods: 'getSignInMethods',
     me: 'getCurrentUser',

@@ -5,6 +5,7 @@
  * names of related objects, timestamps) are left out, so an entry records what the caller changed.
  */
 import type { addresses, folders, locations, subnets, vlans, vrfs } from '../../db/schema';
+import { tagsRecorded } from '../shared/tags';
 
 export type Changes = Record<string, [unknown, unknown]>;
 
@@ -61,6 +62,7 @@ export type ResourceType =
   | 'vrf'
   | 'location'
   | 'range'
+  | 'tag'
   | 'api_key'
   | 'webhook'
   | 'member'
@@ -81,6 +83,7 @@ export const folderFields = (r: typeof folders.$inferSelect): Fields => ({
   name: r.name,
   description: r.description,
   sort_order: r.sortOrder,
+  tags: tagsRecorded(r.tags),
 });
 
 export const vlanFields = (r: typeof vlans.$inferSelect): Fields => ({
@@ -88,17 +91,20 @@ export const vlanFields = (r: typeof vlans.$inferSelect): Fields => ({
   name: r.name,
   description: r.description,
   location_id: r.locationId,
+  tags: tagsRecorded(r.tags),
 });
 
 export const vrfFields = (r: typeof vrfs.$inferSelect): Fields => ({
   name: r.name,
   rd: r.rd,
   description: r.description,
+  tags: tagsRecorded(r.tags),
 });
 
 export const locationFields = (r: typeof locations.$inferSelect): Fields => ({
   name: r.name,
   address: r.address,
+  tags: tagsRecorded(r.tags),
 });
 
 /** A subnet's own values: a row, or those a create is about to insert. */
@@ -121,6 +127,7 @@ export const subnetFields = (r: SubnetValues): Fields => ({
   dns_secondary: r.dnsSecondary,
   scan_enabled: r.scanEnabled,
   tracked: r.tracked,
+  tags: tagsRecorded(r.tags),
   custom_fields: r.customFields,
 });
 
@@ -128,7 +135,7 @@ type AddressValues = Pick<
   typeof addresses.$inferSelect,
   'subnetId' | 'ip' | 'hostname' | 'macAddress' | 'description' | 'status' | 'owner' | 'ptrRecord' | 'customFields'
 > &
-  Partial<Pick<typeof addresses.$inferSelect, 'expiresAt'>>;
+  Partial<Pick<typeof addresses.$inferSelect, 'expiresAt' | 'tags'>>;
 
 export const addressFields = (r: AddressValues): Fields => ({
   subnet_id: r.subnetId,
@@ -139,6 +146,7 @@ export const addressFields = (r: AddressValues): Fields => ({
   status: r.status,
   owner: r.owner,
   ptr_record: r.ptrRecord,
+  tags: tagsRecorded(r.tags),
   custom_fields: r.customFields,
   expires_at: r.expiresAt?.toISOString() ?? null,
 });

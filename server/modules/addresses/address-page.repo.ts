@@ -13,6 +13,8 @@ import { and, asc, count, eq, ilike, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses, subnets } from '../../db/schema';
+import { taggedAs } from '../../db/tag-filter';
+import type { TagFilter } from '../shared/tags';
 import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS, toDto } from './address-shape.repo';
 
 const FIELD = '\x1f';
@@ -133,6 +135,7 @@ export interface AddressFilter {
   /** RFC 3339 times, compared by PostgreSQL to the microsecond. */
   createdAfter?: string;
   updatedAfter?: string;
+  tags?: TagFilter;
 }
 
 /** `%`, `_` and `\` stand for themselves in a LIKE pattern. */
@@ -169,6 +172,7 @@ export async function filteredPageInSubnet(
     filter.macAddress !== undefined ? eq(addresses.macAddress, filter.macAddress) : undefined,
     filter.createdAfter ? sql`${addresses.createdAt} > ${filter.createdAfter}::timestamptz` : undefined,
     filter.updatedAfter ? sql`${addresses.updatedAt} > ${filter.updatedAfter}::timestamptz` : undefined,
+    taggedAs(addresses.tags, filter.tags),
   );
   const [counted] = await db.select({ n: count() }).from(addresses).where(passing);
   const total = counted?.n ?? 0;

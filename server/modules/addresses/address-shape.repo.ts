@@ -44,6 +44,13 @@ export const ADDRESS_FIELDS: readonly Field[] = [
     optional: true,
   },
   {
+    name: 'tags',
+    ofRow: (row) => (row.tags.length > 0 ? row.tags : undefined),
+    packed: "CASE WHEN a.tags <> '{}' THEN array_to_json(a.tags)::text END",
+    ofText: (text) => JSON.parse(text),
+    optional: true,
+  },
+  {
     name: 'custom_fields',
     ofRow: (row) => row.customFields ?? undefined,
     packed: 'a.custom_fields::text',

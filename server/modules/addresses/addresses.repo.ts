@@ -97,6 +97,7 @@ const written = (values: Omit<AddressInsert, 'ip' | 'vrfId'>) => ({
   status: values.status ?? null,
   owner: values.owner ?? null,
   customFields: values.customFields == null ? null : JSON.stringify(values.customFields),
+  tags: values.tags ?? [],
   expiresAt: values.expiresAt?.toISOString() ?? null,
 });
 
@@ -118,10 +119,10 @@ const insertIfAllowed = (limited: boolean) =>
   >(
     limited ? 'address_insert_limited' : 'address_insert',
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner, custom_fields,
-       expires_at)
+       expires_at, tags)
      SELECT :id, s.org_id, s.id, s.vrf_id, :ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
        coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields,
-       :expiresAt::timestamptz
+       :expiresAt::timestamptz, :tags::text[]
      FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId OFFSET 0) s
      WHERE :ip::inet <<= s.network
        AND (s.is_pool OR masklen(s.network) <> ALL(:edgePrefixes::int[]))
@@ -204,10 +205,10 @@ const insertAllocated = (limited: boolean, guarded: boolean) =>
   >(
     `address_insert_allocated${limited ? '_limited' : ''}${guarded ? '_guarded' : ''}`,
     `INSERT INTO addresses (id, org_id, subnet_id, vrf_id, ip, hostname, mac_address, description, status, owner,
-       custom_fields, expires_at)
+       custom_fields, expires_at, tags)
      SELECT candidate.id, s.org_id, s.id, s.vrf_id, candidate.ip, coalesce(:hostname, ''), coalesce(:macAddress, ''),
        coalesce(:description, ''), coalesce(:status, 'assigned'), coalesce(:owner, ''), :customFields::jsonb,
-       :expiresAt::timestamptz
+       :expiresAt::timestamptz, :tags::text[]
      FROM (SELECT * FROM subnets WHERE org_id = :orgId AND id = :subnetId AND vrf_id IS NOT DISTINCT FROM :vrfId::uuid
              AND is_pool = :isPool AND gateway IS NOT DISTINCT FROM :gateway::inet
              ${

@@ -21,6 +21,7 @@ import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } fro
 import { runPeriodically } from '../shared/periodic';
 import { atVersion, given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
 import { first } from '../shared/rows';
+import { tagFilterOf } from '../shared/tags';
 import { postgresTime } from '../shared/times';
 import {
   type AddressHome,
@@ -30,6 +31,7 @@ import {
   lockSpaces,
   spaceOf,
 } from '../subnets/spaces';
+import { assertTags, tagsLockSteps, unknownTagError } from '../tags/tags.service';
 import { commitChange, commitTransaction } from '../writes/writes';
 import { type AddressFilter, filteredPageInSubnet, type PageStart, pageInSubnet } from './address-page.repo';
 import { toDto } from './address-shape.repo';
@@ -46,6 +48,7 @@ export const givenFields = (input: {
   description?: string;
   owner?: string;
   ptr_record?: string;
+  tags?: string[];
   custom_fields?: Record<string, unknown>;
 }) =>
   given({
@@ -54,6 +57,7 @@ export const givenFields = (input: {
     description: input.description,
     owner: input.owner,
     ptrRecord: input.ptr_record,
+    tags: input.tags,
     customFields: input.custom_fields,
   });
 
@@ -119,6 +123,7 @@ function addressFilterOf(query: z.infer<typeof ListAddressesQuery>): AddressFilt
     macAddress: query.mac_address === undefined ? undefined : normalizeMac(query.mac_address),
     createdAfter: postgresTime('created_after', query.created_after),
     updatedAfter: postgresTime('updated_after', query.updated_after),
+    tags: tagFilterOf(query),
   };
   return Object.values(filter).some((value) => value !== undefined) ? filter : null;
 }
@@ -188,7 +193,11 @@ export async function createAddress(
   try {
     return await commitChange(db, caller, {
       // The organisation's row first (limited plans), then the space: the order subnet writes take them in.
-      locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+      locks: [
+        ...tagsLockSteps(orgId, values.tags),
+        ...limitLockSteps(caller, 'addresses'),
+        lockAddressHomeStep(orgId, subnetId),
+      ],
       steps: {
         inserted: repo.insertIfAllowedStep(orgId, id, values, rules),
         check: repo.requireInsertedStep(orgId, id, values, rules),
@@ -201,6 +210,8 @@ export async function createAddress(
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicate(`ip: ${values.ip} is already assigned`);
     if (!isRequirementFailed(error)) throw error;
+    const unknownTag = unknownTagError(error);
+    if (unknownTag) throw unknownTag;
     refuse(caller, input.ip, refusalOf<repo.Refusal>(error), error);
   }
 }
@@ -267,6 +278,7 @@ export async function updateAddress(
 ) {
   const values = { ...givenFields(input), ...confirming(input.status) };
   return commitTransaction(db, async (tx) => {
+    await assertTags(tx, caller.orgId, input.tags);
     const before = await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));

@@ -12,6 +12,7 @@ import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/li
 import { orNotFound } from '../shared/results';
 import { allocationHomeOf, lockAddressHomeStep } from '../subnets/spaces';
 import { freeAddresses, headSize } from '../subnets/subnet-space.service';
+import { tagsLockSteps, unknownTagError } from '../tags/tags.service';
 import { commitChange } from '../writes/writes';
 import { type AddressDto, toDto } from './address-shape.repo';
 import type { AllocationBasis, RecordsBelow } from './addresses.repo';
@@ -65,7 +66,11 @@ export async function allocateAddresses(
     }));
     try {
       return await commitChange(connection, caller, {
-        locks: [...limitLockSteps(caller, 'addresses'), lockAddressHomeStep(orgId, subnetId)],
+        locks: [
+          ...tagsLockSteps(orgId, values.tags),
+          ...limitLockSteps(caller, 'addresses'),
+          lockAddressHomeStep(orgId, subnetId),
+        ],
         steps: {
           inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit, below),
           check: repo.requireAllocatedStep(
@@ -79,6 +84,8 @@ export async function allocateAddresses(
       });
     } catch (error) {
       if (!isRequirementFailed(error)) throw error;
+      const unknownTag = unknownTagError(error);
+      if (unknownTag) throw unknownTag;
       return null;
     }
   };

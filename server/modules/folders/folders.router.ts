@@ -8,7 +8,10 @@ const s = initServer();
 
 export const foldersRouter = ({ db }: ServerContext) =>
   s.router(contract.folders, {
-    listFolders: async ({ req }) => ({ status: 200, body: await service.listFolders(db, principalOf(req)) }),
+    listFolders: async ({ req, query }) => ({
+      status: 200,
+      body: await service.listFolders(db, principalOf(req), query),
+    }),
     createFolder: async ({ req, body }) => ({
       status: 201,
       body: await service.createFolder(db, principalOf(req), body),

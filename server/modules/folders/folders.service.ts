@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import type { CreateFolderBody, Folder, UpdateFolderBody } from '../../../contract/folders.contract';
+import type { TagsQuery } from '../../../contract/tags.contract';
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { folderFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
 import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
+import { tagFilterOf, tagsShown } from '../shared/tags';
+import { assertTags } from '../tags/tags.service';
 import * as repo from './folders.repo';
 
 type FolderDto = z.infer<typeof Folder>;
@@ -15,6 +18,7 @@ const toDto = (row: repo.FolderRow): FolderDto => ({
   name: row.name,
   description: row.description,
   sort_order: row.sortOrder,
+  ...tagsShown(row.tags),
   created_at: row.createdAt.toISOString(),
 });
 
@@ -29,8 +33,8 @@ const folder = plainCrud({
 
 const duplicateName = (name: string) => `A folder named "${name}" already exists`;
 
-export async function listFolders(db: Db, caller: Principal) {
-  return (await repo.list(db, caller.orgId)).map(toDto);
+export async function listFolders(db: Db, caller: Principal, query: z.infer<typeof TagsQuery>) {
+  return (await repo.list(db, caller.orgId, tagFilterOf(query))).map(toDto);
 }
 
 export async function getFolder(db: Db, caller: Principal, id: string) {
@@ -38,8 +42,14 @@ export async function getFolder(db: Db, caller: Principal, id: string) {
 }
 
 export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
-  const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  return folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name), toDto);
+  const values = given({
+    name: input.name,
+    description: input.description,
+    sortOrder: input.sort_order,
+    tags: input.tags,
+  });
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name), toDto, check);
 }
 
 export async function updateFolder(
@@ -49,8 +59,14 @@ export async function updateFolder(
   input: z.infer<typeof UpdateFolderBody>,
   ifMatch?: string,
 ) {
-  const values = given({ name: input.name, description: input.description, sortOrder: input.sort_order });
-  return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
+  const values = given({
+    name: input.name,
+    description: input.description,
+    sortOrder: input.sort_order,
+    tags: input.tags,
+  });
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? ''), { check, ifMatch }));
 }
 
 export async function deleteFolder(db: Db, caller: Principal, id: string, ifMatch?: string) {

@@ -20,6 +20,7 @@ import { ensureLocation } from '../locations/locations.service';
 import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
 import { homesByNetwork, type NamedHome } from '../subnets/spaces';
 import { importSubnets as createSubnets, parseNetwork, subnetValues } from '../subnets/subnets.service';
+import { ensureTag } from '../tags/tags.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import { ensureVrf } from '../vrfs/vrfs.service';
 import { commitTransaction } from '../writes/writes';
@@ -69,14 +70,20 @@ export async function importAddresses(
     return { ip, item: isRowOutcome(network) ? network : { row, network } };
   });
   return commitTransaction(db, async (tx) => {
+    const named = namedObjects(tx, caller);
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
-    const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {
-      if (isRowOutcome(item)) return { label: ip, item };
+    const ready: Ready<ImportedAddress>[] = [];
+    for (const { ip, item } of checked) {
+      if (isRowOutcome(item)) {
+        ready.push({ label: ip, item });
+        continue;
+      }
       const { subnet: _, vrf, ...input } = item.row;
       const home = homeNamed(homes, item.network, vrf);
-      return { label: ip, item: isRowOutcome(home) ? home : { home, input } };
-    });
+      const refused = isRowOutcome(home) ? home : await withTags(input.tags, named);
+      ready.push({ label: ip, item: refused ?? { home: home as NamedHome, input } });
+    }
     const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
     return {
       results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
@@ -148,8 +155,17 @@ function summarise(outcomes: RowOutcome[]) {
   return { created: count('created'), skipped: count('skipped'), errors: count('error') };
 }
 
+/** The tags a row names, found or created; the error of the first that cannot be created, if any. */
+async function withTags(names: string[] | undefined, named: ReturnType<typeof namedObjects>) {
+  for (const name of names ?? []) {
+    const id = await named.tag(name);
+    if (isRowOutcome(id)) return id;
+  }
+  return undefined;
+}
+
 /**
- * The folders, VLANs, VRFs and locations rows name, found or created once per import. A name that cannot
+ * The folders, VLANs, VRFs, locations and tags rows name, found or created once per import. A name that cannot
  * be created (the plan's limit on them) is the error of every row naming it.
  */
 function namedObjects(tx: Db, caller: Principal) {
@@ -175,6 +191,7 @@ function namedObjects(tx: Db, caller: Principal) {
     vlan: cached('vlan', ensureVlan),
     vrf: cached('vrf', ensureVrf),
     location: cached('location', ensureLocation),
+    tag: cached('tags', ensureTag),
   };
 }
 
@@ -190,6 +207,8 @@ async function withReferences(
   if (isRowOutcome(vrfId)) return vrfId;
   const locationId = await named.location(row.location);
   if (isRowOutcome(locationId)) return locationId;
+  const tagError = await withTags(row.tags, named);
+  if (tagError) return tagError;
   return { ...values, folderId, vlanId, vrfId, locationId };
 }
 

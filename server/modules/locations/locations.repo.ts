@@ -2,9 +2,11 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { orgRows } from '../../db/org-rows';
 import { locations } from '../../db/schema';
+import { taggedAs } from '../../db/tag-filter';
+import type { TagFilter } from '../shared/tags';
 
 export type LocationRow = typeof locations.$inferSelect;
-export type LocationValues = { name: string; address?: string };
+export type LocationValues = { name: string; address?: string; tags?: string[] };
 
 /** Subnets and VLANs at a removed location keep existing: the foreign keys clear their location_id. */
 export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
@@ -12,7 +14,7 @@ export const { get, getForUpdate, getForReference, countInOrg, insert, update, r
   LocationValues
 >(locations);
 
-export const listWithCounts = (db: Db, orgId: string) =>
+export const listWithCounts = (db: Db, orgId: string, tags: TagFilter | undefined) =>
   db
     .select({
       location: locations,
@@ -26,7 +28,7 @@ export const listWithCounts = (db: Db, orgId: string) =>
         ),
     })
     .from(locations)
-    .where(eq(locations.orgId, orgId))
+    .where(and(eq(locations.orgId, orgId), taggedAs(locations.tags, tags)))
     .orderBy(asc(locations.name));
 
 /** The row with this name, kept from being deleted until the transaction ends (see getForReference). */

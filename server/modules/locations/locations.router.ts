@@ -8,7 +8,10 @@ const s = initServer();
 
 export const locationsRouter = ({ db }: ServerContext) =>
   s.router(contract.locations, {
-    listLocations: async ({ req }) => ({ status: 200, body: await service.listLocations(db, principalOf(req)) }),
+    listLocations: async ({ req, query }) => ({
+      status: 200,
+      body: await service.listLocations(db, principalOf(req), query),
+    }),
     createLocation: async ({ req, body }) => ({
       status: 201,
       body: await service.createLocation(db, principalOf(req), body),

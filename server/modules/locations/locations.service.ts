@@ -1,17 +1,21 @@
 import type { z } from 'zod';
 import type { CreateLocationBody, Location, UpdateLocationBody } from '../../../contract/locations.contract';
+import type { TagsQuery } from '../../../contract/tags.contract';
 import type { Db } from '../../db/connection';
 import type { Principal } from '../../principal';
 import { locationFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
 import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
+import { tagFilterOf, tagsShown } from '../shared/tags';
+import { assertTags } from '../tags/tags.service';
 import * as repo from './locations.repo';
 
 const toDto = (row: repo.LocationRow): z.infer<typeof Location> => ({
   id: row.id,
   name: row.name,
   address: row.address,
+  ...tagsShown(row.tags),
   created_at: row.createdAt.toISOString(),
 });
 
@@ -26,8 +30,8 @@ const location = plainCrud({
 
 const duplicateName = (name: string) => `A location named "${name}" already exists`;
 
-export async function listLocations(db: Db, caller: Principal) {
-  const rows = await repo.listWithCounts(db, caller.orgId);
+export async function listLocations(db: Db, caller: Principal, query: z.infer<typeof TagsQuery>) {
+  const rows = await repo.listWithCounts(db, caller.orgId, tagFilterOf(query));
   return rows.map((r) => ({ ...toDto(r.location), subnet_count: r.subnetCount, vlan_count: r.vlanCount }));
 }
 
@@ -36,8 +40,9 @@ export async function getLocation(db: Db, caller: Principal, id: string) {
 }
 
 export async function createLocation(db: Db, caller: Principal, input: z.infer<typeof CreateLocationBody>) {
-  const values = given({ name: input.name, address: input.address }) as repo.LocationValues;
-  return location.create(db, caller, values, duplicateName(input.name), toDto);
+  const values = given({ name: input.name, address: input.address, tags: input.tags }) as repo.LocationValues;
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return location.create(db, caller, values, duplicateName(input.name), toDto, check);
 }
 
 export async function updateLocation(
@@ -47,8 +52,9 @@ export async function updateLocation(
   input: z.infer<typeof UpdateLocationBody>,
   ifMatch?: string,
 ) {
-  const values = given({ name: input.name, address: input.address });
-  return toDto(await location.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
+  const values = given({ name: input.name, address: input.address, tags: input.tags });
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return toDto(await location.update(db, caller, id, values, duplicateName(input.name ?? ''), { check, ifMatch }));
 }
 
 export async function deleteLocation(db: Db, caller: Principal, id: string, ifMatch?: string) {

@@ -29,11 +29,14 @@ export interface PlainResource<Row extends { id: string }, Values> {
   fields: (row: Row) => Record<string, unknown>;
   /** Its representation, as its GET answers it: what an `If-Match` is compared with (server/versions.ts). */
   represent: (row: Row) => unknown;
+  /** What else changes with an update or a delete, in its transaction (a tag's name, on the rows carrying it). */
+  afterUpdate?: (tx: Db, orgId: string, before: Row, after: Row) => Promise<void>;
+  afterRemove?: (tx: Db, orgId: string, row: Row) => Promise<void>;
 }
 
 /** The transactions of one plain resource, with its `name` for the module's own "… not found". */
 export function plainCrud<Row extends { id: string }, Values>(resource: PlainResource<Row, Values>) {
-  const { repo, limit, type, name, fields, represent } = resource;
+  const { repo, limit, type, name, fields, represent, afterUpdate, afterRemove } = resource;
   /**
    * Adds a row within the plan's limit and logs it, in the caller's transaction; with `duplicate`, a
    * unique violation is a 400 with that message (ensureVlan and ensureVrf add without one).
@@ -100,6 +103,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
         await check?.(tx);
         const before = await lockedAt(tx, caller.orgId, id, ifMatch);
         const row = await uniqueOr(() => repo.update(tx, caller.orgId, id, values), duplicate);
+        await afterUpdate?.(tx, caller.orgId, before, row);
         await recordUpdate(tx, caller, type, id, fields(before), fields(row));
         return row;
       }),
@@ -108,6 +112,7 @@ export function plainCrud<Row extends { id: string }, Values>(resource: PlainRes
       await commitTransaction(db, async (tx) => {
         if (ifMatch !== undefined) await lockedAt(tx, caller.orgId, id, ifMatch);
         const row = orNotFound(await repo.remove(tx, caller.orgId, id), name);
+        await afterRemove?.(tx, caller.orgId, row);
         await recordDelete(tx, caller, type, id, fields(row));
       });
     },

@@ -14,6 +14,7 @@ export const LIMIT_NAMES = [
   'vlans',
   'vrfs',
   'locations',
+  'tags',
   'api_keys',
   'webhooks',
   'rate_limit',
@@ -23,7 +24,7 @@ export type LimitName = (typeof LIMIT_NAMES)[number];
 
 export type Limits = Record<LimitName, number | null>;
 
-const unlimited = { folders: null, subnets: null, vlans: null, vrfs: null, locations: null } as const;
+const unlimited = { folders: null, subnets: null, vlans: null, vrfs: null, locations: null, tags: null } as const;
 
 export const PLAN_LIMITS: Record<Plan, Limits> = {
   free: {
@@ -34,6 +35,7 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     vlans: 10,
     vrfs: 5,
     locations: 5,
+    tags: 20,
     api_keys: 5,
     webhooks: 2,
     rate_limit: 600,
@@ -88,6 +90,7 @@ const limitLabels: Record<LimitName, string> = {
   vlans: 'VLANs',
   vrfs: 'VRFs',
   locations: 'locations',
+  tags: 'tags',
   api_keys: 'API keys',
   webhooks: 'webhooks',
   rate_limit: 'requests per minute',

@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
 import { type Cidr, formatCidr } from '../../ipam';
+import type { TagFilter } from '../shared/tags';
 import type { SubnetRow } from './subnets.repo';
 
 /** The host-length bounds of a cidr expression, for range conditions on the addresses index. */
@@ -98,6 +99,8 @@ const pageWithUsage = prepared<
     isPool: boolean | null;
     contains: string | null;
     within: string | null;
+    tagsAny: string[] | null;
+    tagsAll: string[] | null;
     started: boolean;
     afterGlobal: boolean;
     afterVrf: string;
@@ -117,6 +120,8 @@ const pageWithUsage = prepared<
        AND (:isPool::boolean IS NULL OR s.is_pool = :isPool::boolean)
        AND (:contains::cidr IS NULL OR s.network >>= :contains::cidr)
        AND (:within::cidr IS NULL OR s.network <<= :within::cidr)
+       AND (:tagsAny::text[] IS NULL OR (s.tags <> '{}' AND s.tags && :tagsAny::text[]))
+       AND (:tagsAll::text[] IS NULL OR (s.tags <> '{}' AND s.tags @> :tagsAll::text[]))
        AND (NOT :started::boolean OR (${LIST_ORDER}) > (:afterGlobal::boolean, :afterVrf::uuid, :family::int, :network::cidr))
      ORDER BY ${LIST_ORDER}
      LIMIT :limit)
@@ -139,6 +144,7 @@ export interface SubnetFilter {
   contains?: Cidr;
   /** Subnets inside this block (or equal to it). */
   within?: Cidr;
+  tags?: TagFilter;
 }
 
 /**
@@ -163,6 +169,8 @@ export async function pageOfSubnets(
     isPool: filter.isPool ?? null,
     contains: filter.contains ? formatCidr(filter.contains) : null,
     within: filter.within ? formatCidr(filter.within) : null,
+    tagsAny: filter.tags && !filter.tags.all ? filter.tags.names : null,
+    tagsAll: filter.tags?.all ? filter.tags.names : null,
     started: after !== null,
     afterGlobal: after?.global ?? false,
     afterVrf: after?.vrfId ?? '00000000-0000-0000-0000-000000000000',

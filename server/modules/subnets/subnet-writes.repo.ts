@@ -71,14 +71,14 @@ const AT_LIMIT = '(SELECT count(*) FROM subnets WHERE org_id = :orgId) >= :limit
 const insertIfNew = prepared<SubnetRow, RowParams & { orgId: string; id: string; limit: number | null }>(
   'subnets_insert_if_new',
   `INSERT INTO subnets (id, org_id, parent_id, folder_id, vlan_id, vrf_id, location_id, network, name, description,
-     is_pool, gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields)
+     is_pool, gateway, dns_primary, dns_secondary, scan_enabled, tracked, custom_fields, tags)
    SELECT :id::uuid, :orgId::uuid,
      (SELECT c.id FROM subnets c
       WHERE c.org_id = :orgId AND c.space_id = coalesce(:vrfId::uuid, ${GLOBAL}) AND c.network >> :network::cidr
       ORDER BY masklen(c.network) DESC LIMIT 1),
      :folderId::uuid, :vlanId::uuid, :vrfId::uuid, :locationId::uuid, :network::cidr,
      :name::text, :description::text, :isPool::boolean, :gateway::inet, :dnsPrimary::inet, :dnsSecondary::inet,
-     :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb
+     :scanEnabled::boolean, :tracked::boolean, :customFields::jsonb, :tags::text[]
    WHERE NOT EXISTS (SELECT 1 FROM subnets WHERE ${SAME_NETWORK})
      AND (:limit::int IS NULL OR NOT ${AT_LIMIT})
    RETURNING ${columnsOf(subnets)}`,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Subnet } from '../../../contract/subnets.contract';
 import { parseCidr, usableTotal, utilization } from '../../ipam';
 import { jsonInteger } from '../../json';
+import { tagsShown } from '../shared/tags';
 import type { SubnetWithNames } from './subnets.repo';
 
 export type SubnetDto = z.infer<typeof Subnet>;
@@ -39,6 +40,7 @@ export function toSubnetDto(row: SubnetWithNames, used: number | null): SubnetDt
     ...(row.vlanNumber !== null ? { vlan_number: row.vlanNumber } : {}),
     ...(row.vrfName !== null ? { vrf_name: row.vrfName } : {}),
     ...(row.locationName !== null ? { location_name: row.locationName } : {}),
+    ...tagsShown(s.tags),
     ...(s.customFields ? { custom_fields: s.customFields } : {}),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),

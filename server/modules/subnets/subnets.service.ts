@@ -19,6 +19,8 @@ import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } fro
 import * as locations from '../locations/locations.service';
 import { given, orNotFound, orRowError, type RowOutcome, uniqueOr } from '../shared/results';
 import { first } from '../shared/rows';
+import { passesTags, tagFilterOf } from '../shared/tags';
+import { assertTags, tagsLockSteps, unknownTagError } from '../tags/tags.service';
 import * as vlans from '../vlans/vlans.service';
 import { ensureVlan } from '../vlans/vlans.service';
 import * as vrfs from '../vrfs/vrfs.service';
@@ -170,6 +172,7 @@ function subnetFilterOf(query: z.infer<typeof ListSubnetsQuery>): SubnetFilter {
     isPool: query.is_pool === undefined ? undefined : query.is_pool === 'true',
     contains: query.contains === undefined ? undefined : filterCidr('contains', query.contains),
     within: query.within === undefined ? undefined : parseNetwork(query.within, 'within'),
+    tags: tagFilterOf(query),
   };
 }
 
@@ -194,7 +197,8 @@ function passes(filter: SubnetFilter, s: repo.SubnetRow) {
     (filter.locationIds === undefined || (s.locationId !== null && filter.locationIds.includes(s.locationId))) &&
     (filter.isPool === undefined || s.isPool === filter.isPool) &&
     (filter.contains === undefined || containsCidr(network, filter.contains)) &&
-    (filter.within === undefined || containsCidr(filter.within, network))
+    (filter.within === undefined || containsCidr(filter.within, network)) &&
+    passesTags(filter.tags, s.tags)
   );
 }
 
@@ -260,6 +264,7 @@ export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.Subnet
     tracked: input.tracked ?? true,
     scanEnabled: input.scan_enabled ?? false,
     customFields: input.custom_fields ?? null,
+    tags: input.tags ?? [],
     gateway: hosts.gateway ?? null,
     dnsPrimary: hosts.dnsPrimary ?? null,
     dnsSecondary: hosts.dnsSecondary ?? null,
@@ -286,6 +291,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
   try {
     return await commitChange(db, caller, {
       locks: [
+        ...tagsLockSteps(orgId, values.tags),
         ...writes.lockReferencesSteps(orgId, values),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(vrfId)),
@@ -308,6 +314,8 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
     });
   } catch (error) {
     if (!isRequirementFailed(error)) throw error;
+    const unknownTag = unknownTagError(error);
+    if (unknownTag) throw unknownTag;
     const refusal = refusalOf<writes.Refusal>(error);
     switch (refusal.rule) {
       case 'reference':
@@ -338,6 +346,7 @@ export async function updateSubnet(
   const cidr = parseCidr(current.network)!.cidr;
   const hosts = hostFields(input, cidr);
   await commitTransaction(db, async (tx) => {
+    await assertTags(tx, orgId, input.tags);
     await assertReferences(tx, orgId, input);
     const values: Partial<repo.SubnetInsert> = given({
       name: input.name,
@@ -348,6 +357,7 @@ export async function updateSubnet(
       tracked: input.tracked,
       scanEnabled: input.scan_enabled,
       customFields: input.custom_fields,
+      tags: input.tags,
       ...hosts,
     });
     if (input.vlan !== undefined) {

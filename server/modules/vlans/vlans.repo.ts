@@ -2,9 +2,17 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { orgRows } from '../../db/org-rows';
 import { vlans } from '../../db/schema';
+import { taggedAs } from '../../db/tag-filter';
+import type { TagFilter } from '../shared/tags';
 
 export type VlanRow = typeof vlans.$inferSelect;
-export type VlanValues = { vlanNumber: number; name?: string; description?: string; locationId?: string | null };
+export type VlanValues = {
+  vlanNumber: number;
+  name?: string;
+  description?: string;
+  locationId?: string | null;
+  tags?: string[];
+};
 
 /** Subnets on a removed VLAN keep existing: the foreign key clears their vlan_id. */
 export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
@@ -12,7 +20,7 @@ export const { get, getForUpdate, getForReference, countInOrg, insert, update, r
   VlanValues
 >(vlans);
 
-export const listWithCounts = (db: Db, orgId: string) =>
+export const listWithCounts = (db: Db, orgId: string, tags: TagFilter | undefined) =>
   db
     .select({
       vlan: vlans,
@@ -22,7 +30,7 @@ export const listWithCounts = (db: Db, orgId: string) =>
         ),
     })
     .from(vlans)
-    .where(eq(vlans.orgId, orgId))
+    .where(and(eq(vlans.orgId, orgId), taggedAs(vlans.tags, tags)))
     .orderBy(asc(vlans.vlanNumber));
 
 /** The row with this number, kept from being deleted until the transaction ends (see getForReference). */

@@ -8,7 +8,7 @@ const s = initServer();
 
 export const vlansRouter = ({ db }: ServerContext) =>
   s.router(contract.vlans, {
-    listVlans: async ({ req }) => ({ status: 200, body: await service.listVlans(db, principalOf(req)) }),
+    listVlans: async ({ req, query }) => ({ status: 200, body: await service.listVlans(db, principalOf(req), query) }),
     createVlan: async ({ req, body }) => ({ status: 201, body: await service.createVlan(db, principalOf(req), body) }),
     getVlan: async ({ req, params }) => ({ status: 200, body: await service.getVlan(db, principalOf(req), params.id) }),
     updateVlan: async ({ req, params, body, headers }) => ({

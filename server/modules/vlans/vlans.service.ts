@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { TagsQuery } from '../../../contract/tags.contract';
 import type { CreateVlanBody, UpdateVlanBody, Vlan } from '../../../contract/vlans.contract';
 import type { Db } from '../../db/connection';
 import { badRequest } from '../../errors';
@@ -8,6 +9,8 @@ import type { Actor } from '../activity/activity.service';
 import * as locations from '../locations/locations.service';
 import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
+import { tagFilterOf, tagsShown } from '../shared/tags';
+import { assertTags } from '../tags/tags.service';
 import * as repo from './vlans.repo';
 
 const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
@@ -16,6 +19,7 @@ const toDto = (row: repo.VlanRow): z.infer<typeof Vlan> => ({
   name: row.name,
   description: row.description,
   location_id: row.locationId,
+  ...tagsShown(row.tags),
   created_at: row.createdAt.toISOString(),
 });
 
@@ -27,14 +31,16 @@ const duplicateNumber = (n: number | undefined) => `VLAN ${n} already exists in 
  * A location referenced in a body must be one of the caller's (a missing one is the request's fault: 400);
  * checked in the transaction that writes the reference, which it keeps from being deleted meanwhile.
  */
-const assertLocation = (orgId: string, locationId: string | null | undefined) => async (tx: Db) => {
+const assertReferences = (orgId: string, input: { location_id?: string | null; tags?: string[] }) => async (tx: Db) => {
+  await assertTags(tx, orgId, input.tags);
+  const locationId = input.location_id;
   if (locationId && !(await locations.lockForReference(tx, orgId, locationId))) {
     throw badRequest(`location_id: no location with id ${locationId}`);
   }
 };
 
-export async function listVlans(db: Db, caller: Principal) {
-  const rows = await repo.listWithCounts(db, caller.orgId);
+export async function listVlans(db: Db, caller: Principal, query: z.infer<typeof TagsQuery>) {
+  const rows = await repo.listWithCounts(db, caller.orgId, tagFilterOf(query));
   return rows.map((r) => ({ ...toDto(r.vlan), subnet_count: r.subnetCount }));
 }
 
@@ -48,8 +54,9 @@ export async function createVlan(db: Db, caller: Principal, input: z.infer<typeo
     name: input.name,
     description: input.description,
     locationId: input.location_id,
+    tags: input.tags,
   }) as repo.VlanValues;
-  const check = assertLocation(caller.orgId, input.location_id);
+  const check = assertReferences(caller.orgId, input);
   return vlan.create(db, caller, values, duplicateNumber(input.vlan_number), toDto, check);
 }
 
@@ -66,8 +73,9 @@ export async function updateVlan(
     name: input.name,
     description: input.description,
     locationId: input.location_id,
+    tags: input.tags,
   });
-  const check = assertLocation(caller.orgId, input.location_id);
+  const check = assertReferences(caller.orgId, input);
   return toDto(await vlan.update(db, caller, id, values, duplicateNumber(input.vlan_number), { check, ifMatch }));
 }
 

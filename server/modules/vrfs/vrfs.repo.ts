@@ -2,10 +2,12 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { orgRows } from '../../db/org-rows';
 import { subnets, vrfs } from '../../db/schema';
+import { taggedAs } from '../../db/tag-filter';
 import { first } from '../shared/rows';
+import type { TagFilter } from '../shared/tags';
 
 export type VrfRow = typeof vrfs.$inferSelect;
-export type VrfValues = { name: string; rd?: string; description?: string };
+export type VrfValues = { name: string; rd?: string; description?: string; tags?: string[] };
 
 /** A VRF that subnets use is not removed: the foreign key refuses (see deleteVrf). */
 export const { get, getForUpdate, getForReference, countInOrg, insert, update, remove } = orgRows<
@@ -13,7 +15,7 @@ export const { get, getForUpdate, getForReference, countInOrg, insert, update, r
   VrfValues
 >(vrfs);
 
-export const listWithCounts = (db: Db, orgId: string) =>
+export const listWithCounts = (db: Db, orgId: string, tags: TagFilter | undefined) =>
   db
     .select({
       vrf: vrfs,
@@ -23,7 +25,7 @@ export const listWithCounts = (db: Db, orgId: string) =>
         ),
     })
     .from(vrfs)
-    .where(eq(vrfs.orgId, orgId))
+    .where(and(eq(vrfs.orgId, orgId), taggedAs(vrfs.tags, tags)))
     .orderBy(asc(vrfs.name));
 
 export const countSubnets = async (db: Db, orgId: string, id: string) =>

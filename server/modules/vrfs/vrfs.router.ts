@@ -8,7 +8,7 @@ const s = initServer();
 
 export const vrfsRouter = ({ db }: ServerContext) =>
   s.router(contract.vrfs, {
-    listVrfs: async ({ req }) => ({ status: 200, body: await service.listVrfs(db, principalOf(req)) }),
+    listVrfs: async ({ req, query }) => ({ status: 200, body: await service.listVrfs(db, principalOf(req), query) }),
     createVrf: async ({ req, body }) => ({ status: 201, body: await service.createVrf(db, principalOf(req), body) }),
     getVrf: async ({ req, params }) => ({ status: 200, body: await service.getVrf(db, principalOf(req), params.id) }),
     updateVrf: async ({ req, params, body, headers }) => ({

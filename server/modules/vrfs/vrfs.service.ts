@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { TagsQuery } from '../../../contract/tags.contract';
 import type { CreateVrfBody, UpdateVrfBody, Vrf } from '../../../contract/vrfs.contract';
 import type { Db } from '../../db/connection';
 import { inUse, isForeignKeyViolation } from '../../errors';
@@ -7,6 +8,8 @@ import { vrfFields } from '../activity/activity.changes';
 import type { Actor } from '../activity/activity.service';
 import { plainCrud } from '../plain-resources/crud';
 import { given, orNotFound } from '../shared/results';
+import { tagFilterOf, tagsShown } from '../shared/tags';
+import { assertTags } from '../tags/tags.service';
 import * as repo from './vrfs.repo';
 
 const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({
@@ -14,6 +17,7 @@ const toDto = (row: repo.VrfRow): z.infer<typeof Vrf> => ({
   name: row.name,
   rd: row.rd,
   description: row.description,
+  ...tagsShown(row.tags),
   created_at: row.createdAt.toISOString(),
 });
 
@@ -21,8 +25,8 @@ const vrf = plainCrud({ repo, limit: 'vrfs', type: 'vrf', name: 'VRF', fields: v
 
 const duplicateName = (name: string) => `A VRF named "${name}" already exists`;
 
-export async function listVrfs(db: Db, caller: Principal) {
-  const rows = await repo.listWithCounts(db, caller.orgId);
+export async function listVrfs(db: Db, caller: Principal, query: z.infer<typeof TagsQuery>) {
+  const rows = await repo.listWithCounts(db, caller.orgId, tagFilterOf(query));
   return rows.map((r) => ({ ...toDto(r.vrf), subnet_count: r.subnetCount }));
 }
 
@@ -31,8 +35,9 @@ export async function getVrf(db: Db, caller: Principal, id: string) {
 }
 
 export async function createVrf(db: Db, caller: Principal, input: z.infer<typeof CreateVrfBody>) {
-  const values = given({ name: input.name, rd: input.rd, description: input.description }) as repo.VrfValues;
-  return vrf.create(db, caller, values, duplicateName(input.name), toDto);
+  const values = given({ name: input.name, rd: input.rd, description: input.description, tags: input.tags });
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return vrf.create(db, caller, values as repo.VrfValues, duplicateName(input.name), toDto, check);
 }
 
 export async function updateVrf(
@@ -42,8 +47,9 @@ export async function updateVrf(
   input: z.infer<typeof UpdateVrfBody>,
   ifMatch?: string,
 ) {
-  const values = given({ name: input.name, rd: input.rd, description: input.description });
-  return toDto(await vrf.update(db, caller, id, values, duplicateName(input.name ?? ''), { ifMatch }));
+  const values = given({ name: input.name, rd: input.rd, description: input.description, tags: input.tags });
+  const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  return toDto(await vrf.update(db, caller, id, values, duplicateName(input.name ?? ''), { check, ifMatch }));
 }
 
 /** A VRF that subnets still use is refused: deleting it would silently merge their space into another. */

@@ -232,6 +232,8 @@ export interface Folder {
   description: string;
   /** Position among sibling folders, ascending */
   sort_order: number;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
 }
@@ -257,6 +259,14 @@ export interface CreateFolderBody {
    * @maximum 1000000
    */
   sort_order?: number;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -280,6 +290,14 @@ export interface UpdateFolderBody {
    * @maximum 1000000
    */
   sort_order?: number;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -373,6 +391,8 @@ export interface Subnet {
   vrf_name?: string;
   /** Resolved location name; omitted when unset */
   location_name?: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: SubnetCustomFields;
   /** RFC 3339 UTC timestamp */
@@ -434,6 +454,14 @@ export interface CreateSubnetBody {
   tracked?: boolean;
   /** Whether the subnet is included in periodic reachability scans */
   scan_enabled?: boolean;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: CreateSubnetBodyCustomFields;
 }
@@ -541,6 +569,8 @@ export interface SubnetDetail {
   vrf_name?: string;
   /** Resolved location name; omitted when unset */
   location_name?: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: SubnetDetailCustomFields;
   /** RFC 3339 UTC timestamp */
@@ -667,6 +697,14 @@ export interface UpdateSubnetBody {
    * @nullable
    */
   dns_secondary?: string | null;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: UpdateSubnetBodyCustomFields;
 }
@@ -838,6 +876,14 @@ export interface AllocateAddressesBody {
    * @maxLength 200
    */
   owner?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AllocateAddressesBodyCustomFields;
   /**
@@ -897,6 +943,8 @@ export interface Address {
   owner: string;
   /** Reverse DNS name; omitted when unset */
   ptr_record?: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: AddressCustomFields;
   /** When the address was last seen on the network; omitted when unset */
@@ -1011,6 +1059,14 @@ export interface CreateAddressBody {
    * @maxLength 200
    */
   owner?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: CreateAddressBodyCustomFields;
   /**
@@ -1142,6 +1198,14 @@ export interface UpdateAddressBody {
    * @maxLength 200
    */
   owner?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: UpdateAddressBodyCustomFields;
 }
@@ -1167,6 +1231,8 @@ export interface VlanListItem {
    * @nullable
    */
   location_id: string | null;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
   /** Subnets assigned to this VLAN */
@@ -1198,6 +1264,14 @@ export interface CreateVlanBody {
    * @nullable
    */
   location_id?: string | null;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1221,6 +1295,8 @@ export interface Vlan {
    * @nullable
    */
   location_id: string | null;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
 }
@@ -1250,6 +1326,14 @@ export interface UpdateVlanBody {
    * @nullable
    */
   location_id?: string | null;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1264,6 +1348,8 @@ export interface VrfListItem {
   rd: string;
   /** Free-text description of the VRF; empty when unset */
   description: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
   /** Subnets in this VRF */
@@ -1290,6 +1376,14 @@ export interface CreateVrfBody {
    * @maxLength 1000
    */
   description?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1304,6 +1398,8 @@ export interface Vrf {
   rd: string;
   /** Free-text description of the VRF; empty when unset */
   description: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
 }
@@ -1328,6 +1424,14 @@ export interface UpdateVrfBody {
    * @maxLength 1000
    */
   description?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1340,6 +1444,8 @@ export interface LocationListItem {
   name: string;
   /** Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt */
   address: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
   /** Subnets at this location */
@@ -1363,6 +1469,14 @@ export interface CreateLocationBody {
    * @maxLength 500
    */
   address?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1375,6 +1489,8 @@ export interface Location {
   name: string;
   /** Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt */
   address: string;
+  /** Names of the tags the resource carries; omitted when none */
+  tags?: string[];
   /** RFC 3339 UTC timestamp */
   created_at: string;
 }
@@ -1394,6 +1510,14 @@ export interface UpdateLocationBody {
    * @maxLength 500
    */
   address?: string;
+  /**
+   * Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
 }
 
 /**
@@ -1479,6 +1603,70 @@ export interface UpdateRangeBody {
   role?: RangeRole;
   /**
    * Free-text description; empty clears it
+   * @maxLength 1000
+   */
+  description?: string;
+}
+
+/**
+ * A label the organisation attaches to its resources
+ */
+export interface Tag {
+  /** Unique id of the tag (UUID) */
+  id: string;
+  /** Name of the tag, unique in the organisation, e.g. production */
+  name: string;
+  /** Colour for display, #rrggbb */
+  colour: string;
+  /** Free-text description; empty when unset */
+  description: string;
+  /** RFC 3339 UTC timestamp */
+  created_at: string;
+  /** RFC 3339 UTC timestamp */
+  updated_at: string;
+}
+
+/**
+ * A new tag
+ */
+export interface CreateTagBody {
+  /**
+   * Tag name, unique in the organisation, at most 50 characters, no commas
+   * @minLength 1
+   * @maxLength 50
+   * @pattern ^[^,\p{Cc}]*$
+   */
+  name: string;
+  /**
+   * Colour for display, #rrggbb (default #9e9e9e)
+   * @pattern ^#[0-9a-fA-F]{6}$
+   */
+  colour?: string;
+  /**
+   * Free text
+   * @maxLength 1000
+   */
+  description?: string;
+}
+
+/**
+ * Only the fields given change
+ */
+export interface UpdateTagBody {
+  /**
+   * New name: every resource carrying the tag carries the new name
+   * @minLength 1
+   * @maxLength 50
+   * @pattern ^[^,\p{Cc}]*$
+   */
+  name?: string;
+  /**
+   * Colour for display, #rrggbb
+   * @pattern ^#[0-9a-fA-F]{6}$
+   */
+  colour?: string;
+  /**
+   * Free text; empty clears it
    * @maxLength 1000
    */
   description?: string;
@@ -2018,6 +2206,14 @@ export interface ImportSubnetRow {
   scan_enabled?: boolean;
   /** false makes a structure-only container excluded from utilization */
   tracked?: boolean;
+  /**
+   * Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: ImportSubnetRowCustomFields;
 }
@@ -2155,6 +2351,14 @@ export interface ImportAddressRow {
    * @maxLength 253
    */
   ptr_record?: string;
+  /**
+   * Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)
+   * @maxItems 20
+   * @items.minLength 1
+   * @items.maxLength 50
+   * @items.pattern ^[^,\p{Cc}]*$
+   */
+  tags?: string[];
   /** Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8 levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a 400 naming custom_fields */
   custom_fields?: ImportAddressRowCustomFields;
 }
@@ -3212,6 +3416,24 @@ export type AcceptInvitationParams = {
   token: string;
 };
 
+export type ListFoldersParams = {
+  /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListFoldersTagMatch;
+};
+
+export type ListFoldersTagMatch = (typeof ListFoldersTagMatch)[keyof typeof ListFoldersTagMatch];
+
+export const ListFoldersTagMatch = {
+  any: 'any',
+  all: 'all',
+} as const;
+
 export type ListSubnetsParams = {
   /**
    * Only subnets of this folder
@@ -3264,6 +3486,14 @@ export type ListSubnetsParams = {
    */
   utilization_below?: number;
   /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListSubnetsTagMatch;
+  /**
    * Subnets per page, 1 to 1000: the list comes in pages only when this or `cursor` is given
    * @minimum 1
    * @maximum 1000
@@ -3282,6 +3512,13 @@ export type ListSubnetsIsPool = (typeof ListSubnetsIsPool)[keyof typeof ListSubn
 export const ListSubnetsIsPool = {
   true: 'true',
   false: 'false',
+} as const;
+
+export type ListSubnetsTagMatch = (typeof ListSubnetsTagMatch)[keyof typeof ListSubnetsTagMatch];
+
+export const ListSubnetsTagMatch = {
+  any: 'any',
+  all: 'all',
 } as const;
 
 export type CreateSubnetParams = {
@@ -3441,7 +3678,77 @@ export type ListSubnetAddressesParams = {
    * Only addresses last changed after this RFC 3339 time
    */
   updated_after?: string;
+  /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListSubnetAddressesTagMatch;
 };
+
+export type ListSubnetAddressesTagMatch =
+  (typeof ListSubnetAddressesTagMatch)[keyof typeof ListSubnetAddressesTagMatch];
+
+export const ListSubnetAddressesTagMatch = {
+  any: 'any',
+  all: 'all',
+} as const;
+
+export type ListVlansParams = {
+  /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListVlansTagMatch;
+};
+
+export type ListVlansTagMatch = (typeof ListVlansTagMatch)[keyof typeof ListVlansTagMatch];
+
+export const ListVlansTagMatch = {
+  any: 'any',
+  all: 'all',
+} as const;
+
+export type ListVrfsParams = {
+  /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListVrfsTagMatch;
+};
+
+export type ListVrfsTagMatch = (typeof ListVrfsTagMatch)[keyof typeof ListVrfsTagMatch];
+
+export const ListVrfsTagMatch = {
+  any: 'any',
+  all: 'all',
+} as const;
+
+export type ListLocationsParams = {
+  /**
+   * Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says
+   */
+  tag?: string | string[];
+  /**
+   * With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all
+   */
+  tag_match?: ListLocationsTagMatch;
+};
+
+export type ListLocationsTagMatch = (typeof ListLocationsTagMatch)[keyof typeof ListLocationsTagMatch];
+
+export const ListLocationsTagMatch = {
+  any: 'any',
+  all: 'all',
+} as const;
 
 export type ListWebhookDeliveriesParams = {
   /**

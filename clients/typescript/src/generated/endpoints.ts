@@ -44,6 +44,7 @@ import type {
   CreateRangeBody,
   CreateSubnetBody,
   CreateSubnetParams,
+  CreateTagBody,
   CreateTeamInvitationBody,
   CreateVlanBody,
   CreateVrfBody,
@@ -65,8 +66,12 @@ import type {
   IpRange,
   ListActivityParams,
   ListChangesParams,
+  ListFoldersParams,
+  ListLocationsParams,
   ListSubnetAddressesParams,
   ListSubnetsParams,
+  ListVlansParams,
+  ListVrfsParams,
   ListWebhookDeliveriesParams,
   Location,
   LocationListItem,
@@ -92,6 +97,7 @@ import type {
   SubnetOverlap,
   SubnetSplitPart,
   SubnetUsage,
+  Tag,
   TeamInvitation,
   TeamMember,
   ToolsAsnLookup,
@@ -115,6 +121,7 @@ import type {
   UpdateLocationBody,
   UpdateRangeBody,
   UpdateSubnetBody,
+  UpdateTagBody,
   UpdateTeamMemberBody,
   UpdateVlanBody,
   UpdateVrfBody,
@@ -577,6 +584,11 @@ export type listFoldersResponse200 = {
   status: 200;
 };
 
+export type listFoldersResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
 export type listFoldersResponse401 = {
   data: ApiError;
   status: 401;
@@ -595,22 +607,49 @@ export type listFoldersResponse429 = {
 export type listFoldersResponseSuccess = listFoldersResponse200 & {
   headers: Headers;
 };
-export type listFoldersResponseError = (listFoldersResponse401 | listFoldersResponse403 | listFoldersResponse429) & {
+export type listFoldersResponseError = (
+  | listFoldersResponse400
+  | listFoldersResponse401
+  | listFoldersResponse403
+  | listFoldersResponse429
+) & {
   headers: Headers;
 };
 
 export type listFoldersResponse = listFoldersResponseSuccess | listFoldersResponseError;
 
-export const getListFoldersUrl = () => {
-  return `/api/v1/folders`;
+export const getListFoldersUrl = (params?: ListFoldersParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/folders?${stringifiedParams}` : `/api/v1/folders`;
 };
 
 /**
  * All folders of the caller’s organisation, ordered by sort_order then name.
  * @summary List folders
  */
-export const listFolders = async (options?: Parameters<typeof ipamFetch>[1]): Promise<listFoldersResponse> => {
-  return ipamFetch<listFoldersResponse>(getListFoldersUrl(), {
+export const listFolders = async (
+  params?: ListFoldersParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listFoldersResponse> => {
+  return ipamFetch<listFoldersResponse>(getListFoldersUrl(params), {
     ...options,
     method: 'GET',
   });
@@ -995,6 +1034,15 @@ export const getListSubnetsUrl = (params?: ListSubnetsParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : String(value));
     }
@@ -2071,6 +2119,15 @@ export const getListSubnetAddressesUrl = (id: string, params?: ListSubnetAddress
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : String(value));
     }
@@ -2753,6 +2810,11 @@ export type listVlansResponse200 = {
   status: 200;
 };
 
+export type listVlansResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
 export type listVlansResponse401 = {
   data: ApiError;
   status: 401;
@@ -2771,22 +2833,49 @@ export type listVlansResponse429 = {
 export type listVlansResponseSuccess = listVlansResponse200 & {
   headers: Headers;
 };
-export type listVlansResponseError = (listVlansResponse401 | listVlansResponse403 | listVlansResponse429) & {
+export type listVlansResponseError = (
+  | listVlansResponse400
+  | listVlansResponse401
+  | listVlansResponse403
+  | listVlansResponse429
+) & {
   headers: Headers;
 };
 
 export type listVlansResponse = listVlansResponseSuccess | listVlansResponseError;
 
-export const getListVlansUrl = () => {
-  return `/api/v1/vlans`;
+export const getListVlansUrl = (params?: ListVlansParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/vlans?${stringifiedParams}` : `/api/v1/vlans`;
 };
 
 /**
  * All VLANs of the organisation, ordered by number, each with its subnet count.
  * @summary List VLANs
  */
-export const listVlans = async (options?: Parameters<typeof ipamFetch>[1]): Promise<listVlansResponse> => {
-  return ipamFetch<listVlansResponse>(getListVlansUrl(), {
+export const listVlans = async (
+  params?: ListVlansParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listVlansResponse> => {
+  return ipamFetch<listVlansResponse>(getListVlansUrl(params), {
     ...options,
     method: 'GET',
   });
@@ -3133,6 +3222,11 @@ export type listVrfsResponse200 = {
   status: 200;
 };
 
+export type listVrfsResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
 export type listVrfsResponse401 = {
   data: ApiError;
   status: 401;
@@ -3151,22 +3245,49 @@ export type listVrfsResponse429 = {
 export type listVrfsResponseSuccess = listVrfsResponse200 & {
   headers: Headers;
 };
-export type listVrfsResponseError = (listVrfsResponse401 | listVrfsResponse403 | listVrfsResponse429) & {
+export type listVrfsResponseError = (
+  | listVrfsResponse400
+  | listVrfsResponse401
+  | listVrfsResponse403
+  | listVrfsResponse429
+) & {
   headers: Headers;
 };
 
 export type listVrfsResponse = listVrfsResponseSuccess | listVrfsResponseError;
 
-export const getListVrfsUrl = () => {
-  return `/api/v1/vrfs`;
+export const getListVrfsUrl = (params?: ListVrfsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/vrfs?${stringifiedParams}` : `/api/v1/vrfs`;
 };
 
 /**
  * All VRFs of the organisation, ordered by name, each with its subnet count.
  * @summary List VRFs
  */
-export const listVrfs = async (options?: Parameters<typeof ipamFetch>[1]): Promise<listVrfsResponse> => {
-  return ipamFetch<listVrfsResponse>(getListVrfsUrl(), {
+export const listVrfs = async (
+  params?: ListVrfsParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listVrfsResponse> => {
+  return ipamFetch<listVrfsResponse>(getListVrfsUrl(params), {
     ...options,
     method: 'GET',
   });
@@ -3510,6 +3631,11 @@ export type listLocationsResponse200 = {
   status: 200;
 };
 
+export type listLocationsResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
 export type listLocationsResponse401 = {
   data: ApiError;
   status: 401;
@@ -3529,6 +3655,7 @@ export type listLocationsResponseSuccess = listLocationsResponse200 & {
   headers: Headers;
 };
 export type listLocationsResponseError = (
+  | listLocationsResponse400
   | listLocationsResponse401
   | listLocationsResponse403
   | listLocationsResponse429
@@ -3538,16 +3665,38 @@ export type listLocationsResponseError = (
 
 export type listLocationsResponse = listLocationsResponseSuccess | listLocationsResponseError;
 
-export const getListLocationsUrl = () => {
-  return `/api/v1/locations`;
+export const getListLocationsUrl = (params?: ListLocationsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['tag'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : String(v));
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/locations?${stringifiedParams}` : `/api/v1/locations`;
 };
 
 /**
  * All locations of the organisation, ordered by name, each with its subnet and VLAN counts.
  * @summary List locations
  */
-export const listLocations = async (options?: Parameters<typeof ipamFetch>[1]): Promise<listLocationsResponse> => {
-  return ipamFetch<listLocationsResponse>(getListLocationsUrl(), {
+export const listLocations = async (
+  params?: ListLocationsParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listLocationsResponse> => {
+  return ipamFetch<listLocationsResponse>(getListLocationsUrl(params), {
     ...options,
     method: 'GET',
   });
@@ -4209,6 +4358,383 @@ export const deleteRange = async (
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<deleteRangeResponse> => {
   return ipamFetch<deleteRangeResponse>(getDeleteRangeUrl(id), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+export type listTagsResponse200 = {
+  data: Tag[];
+  status: 200;
+};
+
+export type listTagsResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type listTagsResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type listTagsResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type listTagsResponseSuccess = listTagsResponse200 & {
+  headers: Headers;
+};
+export type listTagsResponseError = (listTagsResponse401 | listTagsResponse403 | listTagsResponse429) & {
+  headers: Headers;
+};
+
+export type listTagsResponse = listTagsResponseSuccess | listTagsResponseError;
+
+export const getListTagsUrl = () => {
+  return `/api/v1/tags`;
+};
+
+/**
+ * The tags of the caller’s organisation, by name.
+ * @summary List tags
+ */
+export const listTags = async (options?: Parameters<typeof ipamFetch>[1]): Promise<listTagsResponse> => {
+  return ipamFetch<listTagsResponse>(getListTagsUrl(), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type createTagResponse201 = {
+  data: Tag;
+  status: 201;
+};
+
+export type createTagResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type createTagResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type createTagResponse402 = {
+  data: ApiError;
+  status: 402;
+};
+
+export type createTagResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type createTagResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type createTagResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type createTagResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type createTagResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
+export type createTagResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type createTagResponseSuccess = createTagResponse201 & {
+  headers: Headers;
+};
+export type createTagResponseError = (
+  | createTagResponse400
+  | createTagResponse401
+  | createTagResponse402
+  | createTagResponse403
+  | createTagResponse409
+  | createTagResponse413
+  | createTagResponse415
+  | createTagResponse422
+  | createTagResponse429
+) & {
+  headers: Headers;
+};
+
+export type createTagResponse = createTagResponseSuccess | createTagResponseError;
+
+export const getCreateTagUrl = () => {
+  return `/api/v1/tags`;
+};
+
+/**
+ * A tag that subnets, addresses, VLANs, VRFs, locations and folders may then carry (their `tags`). Names are unique in the organisation (400). Counts against the plan’s tag limit (402 when reached).
+ * @summary Create a tag
+ */
+export const createTag = async (
+  createTagBody: CreateTagBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<createTagResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<createTagResponse>(getCreateTagUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createTagBody),
+  });
+};
+
+export type getTagResponse200 = {
+  data: Tag;
+  status: 200;
+};
+
+export type getTagResponse304 = {
+  data: void;
+  status: 304;
+};
+
+export type getTagResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type getTagResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type getTagResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type getTagResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type getTagResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type getTagResponseSuccess = getTagResponse200 & {
+  headers: Headers;
+};
+export type getTagResponseError = (
+  | getTagResponse304
+  | getTagResponse400
+  | getTagResponse401
+  | getTagResponse403
+  | getTagResponse404
+  | getTagResponse429
+) & {
+  headers: Headers;
+};
+
+export type getTagResponse = getTagResponseSuccess | getTagResponseError;
+
+export const getGetTagUrl = (id: string) => {
+  return `/api/v1/tags/${id}`;
+};
+
+/**
+ * One tag of the caller’s organisation.
+ * @summary Get a tag
+ */
+export const getTag = async (id: string, options?: Parameters<typeof ipamFetch>[1]): Promise<getTagResponse> => {
+  return ipamFetch<getTagResponse>(getGetTagUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type updateTagResponse200 = {
+  data: Tag;
+  status: 200;
+};
+
+export type updateTagResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type updateTagResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type updateTagResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type updateTagResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type updateTagResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
+export type updateTagResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type updateTagResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type updateTagResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type updateTagResponseSuccess = updateTagResponse200 & {
+  headers: Headers;
+};
+export type updateTagResponseError = (
+  | updateTagResponse400
+  | updateTagResponse401
+  | updateTagResponse403
+  | updateTagResponse404
+  | updateTagResponse412
+  | updateTagResponse413
+  | updateTagResponse415
+  | updateTagResponse429
+) & {
+  headers: Headers;
+};
+
+export type updateTagResponse = updateTagResponseSuccess | updateTagResponseError;
+
+export const getUpdateTagUrl = (id: string) => {
+  return `/api/v1/tags/${id}`;
+};
+
+/**
+ * Changes only the fields given. A new name is carried by every resource that carried the old one, in the same transaction; the activity log and the change feed record it once, as an update of the tag.
+ * @summary Update a tag
+ */
+export const updateTag = async (
+  id: string,
+  updateTagBody: UpdateTagBody,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<updateTagResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<updateTagResponse>(getUpdateTagUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(updateTagBody),
+  });
+};
+
+export type deleteTagResponse204 = {
+  data: void;
+  status: 204;
+};
+
+export type deleteTagResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type deleteTagResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type deleteTagResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type deleteTagResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type deleteTagResponse412 = {
+  data: ApiError;
+  status: 412;
+};
+
+export type deleteTagResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type deleteTagResponseSuccess = deleteTagResponse204 & {
+  headers: Headers;
+};
+export type deleteTagResponseError = (
+  | deleteTagResponse400
+  | deleteTagResponse401
+  | deleteTagResponse403
+  | deleteTagResponse404
+  | deleteTagResponse412
+  | deleteTagResponse429
+) & {
+  headers: Headers;
+};
+
+export type deleteTagResponse = deleteTagResponseSuccess | deleteTagResponseError;
+
+export const getDeleteTagUrl = (id: string) => {
+  return `/api/v1/tags/${id}`;
+};
+
+/**
+ * Deletes the tag and takes it off every resource carrying it, in the same transaction; the activity log and the change feed record it once, as the tag’s deletion.
+ * @summary Delete a tag
+ */
+export const deleteTag = async (id: string, options?: Parameters<typeof ipamFetch>[1]): Promise<deleteTagResponse> => {
+  return ipamFetch<deleteTagResponse>(getDeleteTagUrl(id), {
     ...options,
     method: 'DELETE',
   });

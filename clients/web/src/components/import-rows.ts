@@ -6,7 +6,7 @@ export type SubnetRow = ImportSubnetRow;
 export type AddressRow = ImportAddressRow;
 
 /** How a column's text becomes a value of the row. */
-type Kind = 'text' | 'integer' | 'boolean' | 'json';
+type Kind = 'text' | 'integer' | 'boolean' | 'json' | 'names';
 
 /** The columns each import takes (every field of its row, checked against the SDK's type), the first required. */
 export const COLUMNS = {
@@ -24,6 +24,7 @@ export const COLUMNS = {
     is_pool: 'boolean',
     scan_enabled: 'boolean',
     tracked: 'boolean',
+    tags: 'names',
     custom_fields: 'json',
   } satisfies Record<keyof SubnetRow, Kind>,
   addresses: {
@@ -36,6 +37,7 @@ export const COLUMNS = {
     owner: 'text',
     ptr_record: 'text',
     vrf: 'text',
+    tags: 'names',
     custom_fields: 'json',
   } satisfies Record<keyof AddressRow, Kind>,
 };
@@ -62,6 +64,8 @@ function cellValue(kind: Kind, text: string): { value: unknown } | { problem: st
     } catch {}
     return { problem: 'is not a JSON object such as {"rack": "R12"}' };
   }
+  // Names separated by commas, as the export writes tags (no tag name holds a comma).
+  if (kind === 'names') return { value: text.split(',').map((name) => name.trim()) };
   return { value: text };
 }
 

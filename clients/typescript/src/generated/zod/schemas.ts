@@ -156,12 +156,39 @@ export const AcceptInvitationResponse = zod.void();
  * All folders of the caller’s organisation, ordered by sort_order then name.
  * @summary List folders
  */
+export const listFoldersQueryTagOneMax = 2000;
+
+export const listFoldersQueryTagTwoItemMax = 2000;
+
+export const listFoldersQueryTagTwoMax = 20;
+
+export const ListFoldersQueryParams = zod
+  .object({
+    tag: zod
+      .union([
+        zod.string().max(listFoldersQueryTagOneMax),
+        zod.array(zod.string().max(listFoldersQueryTagTwoItemMax)).max(listFoldersQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
+  })
+  .strict();
+
 export const ListFoldersResponseItem = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the folder (UUID)'),
     name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
     description: zod.string().describe('Free-text description of the folder; empty when unset'),
     sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -194,6 +221,11 @@ export const createFolderBodyDescriptionMax = 1000;
 export const createFolderBodySortOrderMin = -1000000;
 export const createFolderBodySortOrderMax = 1000000;
 
+export const createFolderBodyTagsItemMax = 50;
+
+export const createFolderBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createFolderBodyTagsMax = 20;
+
 export const CreateFolderBody = zod
   .object({
     name: zod.string().min(1).max(createFolderBodyNameMax).describe('Folder name, unique in the organisation'),
@@ -205,6 +237,13 @@ export const CreateFolderBody = zod
       .max(createFolderBodySortOrderMax)
       .optional()
       .describe('Ordering hint for clients'),
+    tags: zod
+      .array(zod.string().min(1).max(createFolderBodyTagsItemMax).regex(createFolderBodyTagsItemRegExp))
+      .max(createFolderBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('A new folder');
@@ -215,6 +254,7 @@ export const CreateFolderResponse = zod
     name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
     description: zod.string().describe('Free-text description of the folder; empty when unset'),
     sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -247,6 +287,7 @@ export const GetFolderResponse = zod
     name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
     description: zod.string().describe('Free-text description of the folder; empty when unset'),
     sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -280,6 +321,11 @@ export const updateFolderBodyDescriptionMax = 1000;
 export const updateFolderBodySortOrderMin = -1000000;
 export const updateFolderBodySortOrderMax = 1000000;
 
+export const updateFolderBodyTagsItemMax = 50;
+
+export const updateFolderBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateFolderBodyTagsMax = 20;
+
 export const UpdateFolderBody = zod
   .object({
     name: zod
@@ -296,6 +342,13 @@ export const UpdateFolderBody = zod
       .max(updateFolderBodySortOrderMax)
       .optional()
       .describe('Ordering hint for clients'),
+    tags: zod
+      .array(zod.string().min(1).max(updateFolderBodyTagsItemMax).regex(updateFolderBodyTagsItemRegExp))
+      .max(updateFolderBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('Only the fields given change');
@@ -306,6 +359,7 @@ export const UpdateFolderResponse = zod
     name: zod.string().describe('Display name of the folder, e.g. Datacenter A'),
     description: zod.string().describe('Free-text description of the folder; empty when unset'),
     sort_order: zod.number().int().describe('Position among sibling folders, ascending'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A container for subnets');
@@ -353,6 +407,12 @@ export const listSubnetsQueryUtilizationAboveMax = 1;
 
 export const listSubnetsQueryUtilizationBelowMin = 0;
 export const listSubnetsQueryUtilizationBelowMax = 1;
+
+export const listSubnetsQueryTagOneMax = 2000;
+
+export const listSubnetsQueryTagTwoItemMax = 2000;
+
+export const listSubnetsQueryTagTwoMax = 20;
 
 export const listSubnetsQueryLimitMax = 1000;
 
@@ -406,6 +466,21 @@ export const ListSubnetsQueryParams = zod
       .max(listSubnetsQueryUtilizationBelowMax)
       .optional()
       .describe('Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1'),
+    tag: zod
+      .union([
+        zod.string().max(listSubnetsQueryTagOneMax),
+        zod.array(zod.string().max(listSubnetsQueryTagTwoItemMax)).max(listSubnetsQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
     limit: zod
       .number()
       .int()
@@ -485,6 +560,7 @@ export const ListSubnetsResponseItem = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -534,6 +610,11 @@ export const createSubnetBodyNameMax = 200;
 
 export const createSubnetBodyDescriptionMax = 1000;
 
+export const createSubnetBodyTagsItemMax = 50;
+
+export const createSubnetBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createSubnetBodyTagsMax = 20;
+
 export const CreateSubnetBody = zod
   .object({
     network: zod.string().describe('CIDR block, IPv4 or IPv6, e.g. 10.0.0.0/24 or 2001:db8::/48. Required; immutable'),
@@ -553,6 +634,13 @@ export const CreateSubnetBody = zod
     is_pool: zod.boolean().optional().describe('Pool: every address is usable, network and broadcast included'),
     tracked: zod.boolean().optional().describe('Default true; false makes a structure-only container'),
     scan_enabled: zod.boolean().optional().describe('Whether the subnet is included in periodic reachability scans'),
+    tags: zod
+      .array(zod.string().min(1).max(createSubnetBodyTagsItemMax).regex(createSubnetBodyTagsItemRegExp))
+      .max(createSubnetBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -634,6 +722,7 @@ export const CreateSubnetResponse = zod.union([
         .describe('Resolved VLAN number; omitted when unset'),
       vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
       location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+      tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
       custom_fields: zod
         .record(zod.string(), zod.unknown())
         .optional()
@@ -715,6 +804,10 @@ export const CreateSubnetResponse = zod.union([
             .describe('Resolved VLAN number; omitted when unset'),
           vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
           location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+          tags: zod
+            .array(zod.string())
+            .optional()
+            .describe('Names of the tags the resource carries; omitted when none'),
           custom_fields: zod
             .record(zod.string(), zod.unknown())
             .optional()
@@ -866,6 +959,7 @@ export const GetSubnetResponse = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -917,6 +1011,11 @@ export const updateSubnetBodyDescriptionMax = 1000;
 export const updateSubnetBodyVlanRegExp = new RegExp('^(?:|[1-9]\\d{0,2}|[1-3]\\d{3}|40[0-8]\\d|409[0-4])$');
 export const updateSubnetBodyVrfMax = 200;
 
+export const updateSubnetBodyTagsItemMax = 50;
+
+export const updateSubnetBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateSubnetBodyTagsMax = 20;
+
 export const UpdateSubnetBody = zod
   .object({
     name: zod.string().max(updateSubnetBodyNameMax).optional().describe('Display name of the subnet, e.g. Servers'),
@@ -948,6 +1047,13 @@ export const UpdateSubnetBody = zod
     gateway: zod.string().nullish().describe('Gateway IP (IPv4 or IPv6); null clears'),
     dns_primary: zod.string().nullish().describe('Primary DNS server IP; null clears'),
     dns_secondary: zod.string().nullish().describe('Secondary DNS server IP; null clears'),
+    tags: zod
+      .array(zod.string().min(1).max(updateSubnetBodyTagsItemMax).regex(updateSubnetBodyTagsItemRegExp))
+      .max(updateSubnetBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1019,6 +1125,7 @@ export const UpdateSubnetResponse = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1334,6 +1441,11 @@ export const allocateAddressBodyDescriptionMax = 1000;
 
 export const allocateAddressBodyOwnerMax = 200;
 
+export const allocateAddressBodyTagsItemMax = 50;
+
+export const allocateAddressBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const allocateAddressBodyTagsMax = 20;
+
 export const allocateAddressBodyHoldSecondsMax = 604800;
 
 export const allocateAddressBodySkipFirstMin = 0;
@@ -1364,6 +1476,13 @@ export const AllocateAddressBody = zod
       .optional()
       .describe('Status of every allocated address; default assigned (reserved when held)'),
     owner: zod.string().max(allocateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
+    tags: zod
+      .array(zod.string().min(1).max(allocateAddressBodyTagsItemMax).regex(allocateAddressBodyTagsItemRegExp))
+      .max(allocateAddressBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1405,6 +1524,7 @@ export const AllocateAddressResponseItem = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1573,6 +1693,7 @@ export const AllocateSubnetResponseItem = zod
       .describe('Resolved VLAN number; omitted when unset'),
     vrf_name: zod.string().optional().describe('Resolved VRF name; omitted when unset'),
     location_name: zod.string().optional().describe('Resolved location name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1615,6 +1736,11 @@ export const listSubnetAddressesQueryHostnameContainsMax = 253;
 export const listSubnetAddressesQueryMacAddressRegExp = new RegExp(
   '^(?:|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$',
 );
+export const listSubnetAddressesQueryTagOneMax = 2000;
+
+export const listSubnetAddressesQueryTagTwoItemMax = 2000;
+
+export const listSubnetAddressesQueryTagTwoMax = 20;
 
 export const ListSubnetAddressesQueryParams = zod
   .object({
@@ -1670,6 +1796,21 @@ export const ListSubnetAddressesQueryParams = zod
       .datetime({ offset: true })
       .optional()
       .describe('Only addresses last changed after this RFC 3339 time'),
+    tag: zod
+      .union([
+        zod.string().max(listSubnetAddressesQueryTagOneMax),
+        zod.array(zod.string().max(listSubnetAddressesQueryTagTwoItemMax)).max(listSubnetAddressesQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
   })
   .strict();
 
@@ -1686,6 +1827,7 @@ export const ListSubnetAddressesResponseItem = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1745,6 +1887,11 @@ export const createAddressBodyDescriptionMax = 1000;
 
 export const createAddressBodyOwnerMax = 200;
 
+export const createAddressBodyTagsItemMax = 50;
+
+export const createAddressBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createAddressBodyTagsMax = 20;
+
 export const createAddressBodyHoldSecondsMax = 604800;
 
 export const CreateAddressBody = zod
@@ -1770,6 +1917,13 @@ export const CreateAddressBody = zod
       .optional()
       .describe('Status of the new address; default assigned (reserved when held)'),
     owner: zod.string().max(createAddressBodyOwnerMax).optional().describe('Person or team responsible'),
+    tags: zod
+      .array(zod.string().min(1).max(createAddressBodyTagsItemMax).regex(createAddressBodyTagsItemRegExp))
+      .max(createAddressBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1802,6 +1956,7 @@ export const CreateAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -1994,6 +2149,7 @@ export const GetAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -2048,6 +2204,11 @@ export const updateAddressBodyDescriptionMax = 1000;
 
 export const updateAddressBodyOwnerMax = 200;
 
+export const updateAddressBodyTagsItemMax = 50;
+
+export const updateAddressBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateAddressBodyTagsMax = 20;
+
 export const UpdateAddressBody = zod
   .object({
     hostname: zod.string().max(updateAddressBodyHostnameMax).optional().describe('Host name, e.g. web-01.example.com'),
@@ -2068,6 +2229,13 @@ export const UpdateAddressBody = zod
       .optional()
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().max(updateAddressBodyOwnerMax).optional().describe('Person or team responsible'),
+    tags: zod
+      .array(zod.string().min(1).max(updateAddressBodyTagsItemMax).regex(updateAddressBodyTagsItemRegExp))
+      .max(updateAddressBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -2091,6 +2259,7 @@ export const UpdateAddressResponse = zod
       .describe('assigned, reserved, d-dhcp (dynamic DHCP), m-dhcp (manual DHCP) or gateway'),
     owner: zod.string().describe('Person or team responsible for the address, e.g. netops'),
     ptr_record: zod.string().optional().describe('Reverse DNS name; omitted when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     custom_fields: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -2142,6 +2311,32 @@ export const DeleteAddressResponse = zod.void();
  * All VLANs of the organisation, ordered by number, each with its subnet count.
  * @summary List VLANs
  */
+export const listVlansQueryTagOneMax = 2000;
+
+export const listVlansQueryTagTwoItemMax = 2000;
+
+export const listVlansQueryTagTwoMax = 20;
+
+export const ListVlansQueryParams = zod
+  .object({
+    tag: zod
+      .union([
+        zod.string().max(listVlansQueryTagOneMax),
+        zod.array(zod.string().max(listVlansQueryTagTwoItemMax)).max(listVlansQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
+  })
+  .strict();
+
 export const listVlansResponseVlanNumberMax = 4094;
 
 export const ListVlansResponseItem = zod
@@ -2156,6 +2351,7 @@ export const ListVlansResponseItem = zod
     name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
     description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
     location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets assigned to this VLAN'),
   })
@@ -2188,6 +2384,11 @@ export const createVlanBodyNameMax = 200;
 
 export const createVlanBodyDescriptionMax = 1000;
 
+export const createVlanBodyTagsItemMax = 50;
+
+export const createVlanBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createVlanBodyTagsMax = 20;
+
 export const CreateVlanBody = zod
   .object({
     vlan_number: zod
@@ -2203,6 +2404,13 @@ export const CreateVlanBody = zod
       .optional()
       .describe('Free-text description of the VLAN'),
     location_id: zod.string().uuid().nullish().describe('Location of the VLAN'),
+    tags: zod
+      .array(zod.string().min(1).max(createVlanBodyTagsItemMax).regex(createVlanBodyTagsItemRegExp))
+      .max(createVlanBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('A new VLAN');
@@ -2221,6 +2429,7 @@ export const CreateVlanResponse = zod
     name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
     description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
     location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -2261,6 +2470,7 @@ export const GetVlanResponse = zod
     name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
     description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
     location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -2293,6 +2503,11 @@ export const updateVlanBodyNameMax = 200;
 
 export const updateVlanBodyDescriptionMax = 1000;
 
+export const updateVlanBodyTagsItemMax = 50;
+
+export const updateVlanBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateVlanBodyTagsMax = 20;
+
 export const UpdateVlanBody = zod
   .object({
     vlan_number: zod
@@ -2309,6 +2524,13 @@ export const UpdateVlanBody = zod
       .optional()
       .describe('Free-text description of the VLAN'),
     location_id: zod.string().uuid().nullish().describe('Location of the VLAN; null clears it'),
+    tags: zod
+      .array(zod.string().min(1).max(updateVlanBodyTagsItemMax).regex(updateVlanBodyTagsItemRegExp))
+      .max(updateVlanBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('Only the fields given change');
@@ -2327,6 +2549,7 @@ export const UpdateVlanResponse = zod
     name: zod.string().describe('Display name of the VLAN, e.g. Servers'),
     description: zod.string().describe('Free-text description of the VLAN; empty when unset'),
     location_id: zod.string().uuid().nullable().describe('Location of the VLAN; null when none'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VLAN');
@@ -2359,12 +2582,39 @@ export const DeleteVlanResponse = zod.void();
  * All VRFs of the organisation, ordered by name, each with its subnet count.
  * @summary List VRFs
  */
+export const listVrfsQueryTagOneMax = 2000;
+
+export const listVrfsQueryTagTwoItemMax = 2000;
+
+export const listVrfsQueryTagTwoMax = 20;
+
+export const ListVrfsQueryParams = zod
+  .object({
+    tag: zod
+      .union([
+        zod.string().max(listVrfsQueryTagOneMax),
+        zod.array(zod.string().max(listVrfsQueryTagTwoItemMax)).max(listVrfsQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
+  })
+  .strict();
+
 export const ListVrfsResponseItem = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the VRF (UUID)'),
     name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
     description: zod.string().describe('Free-text description of the VRF; empty when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets in this VRF'),
   })
@@ -2397,11 +2647,23 @@ export const createVrfBodyRdMax = 64;
 
 export const createVrfBodyDescriptionMax = 1000;
 
+export const createVrfBodyTagsItemMax = 50;
+
+export const createVrfBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createVrfBodyTagsMax = 20;
+
 export const CreateVrfBody = zod
   .object({
     name: zod.string().min(1).max(createVrfBodyNameMax).describe('VRF name, unique in the organisation'),
     rd: zod.string().max(createVrfBodyRdMax).optional().describe('Route distinguisher such as 65000:100'),
     description: zod.string().max(createVrfBodyDescriptionMax).optional().describe('Free-text description of the VRF'),
+    tags: zod
+      .array(zod.string().min(1).max(createVrfBodyTagsItemMax).regex(createVrfBodyTagsItemRegExp))
+      .max(createVrfBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('A new VRF (separate address space)');
@@ -2412,6 +2674,7 @@ export const CreateVrfResponse = zod
     name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
     description: zod.string().describe('Free-text description of the VRF; empty when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -2444,6 +2707,7 @@ export const GetVrfResponse = zod
     name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
     description: zod.string().describe('Free-text description of the VRF; empty when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -2476,11 +2740,23 @@ export const updateVrfBodyRdMax = 64;
 
 export const updateVrfBodyDescriptionMax = 1000;
 
+export const updateVrfBodyTagsItemMax = 50;
+
+export const updateVrfBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateVrfBodyTagsMax = 20;
+
 export const UpdateVrfBody = zod
   .object({
     name: zod.string().min(1).max(updateVrfBodyNameMax).optional().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().max(updateVrfBodyRdMax).optional().describe('Route distinguisher such as 65000:100'),
     description: zod.string().max(updateVrfBodyDescriptionMax).optional().describe('Free-text description of the VRF'),
+    tags: zod
+      .array(zod.string().min(1).max(updateVrfBodyTagsItemMax).regex(updateVrfBodyTagsItemRegExp))
+      .max(updateVrfBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('Only the fields given change');
@@ -2491,6 +2767,7 @@ export const UpdateVrfResponse = zod
     name: zod.string().describe('Display name of the VRF, e.g. customer-a'),
     rd: zod.string().describe('Route distinguisher, e.g. 65000:100'),
     description: zod.string().describe('Free-text description of the VRF; empty when unset'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A VRF: a separate address space');
@@ -2523,11 +2800,38 @@ export const DeleteVrfResponse = zod.void();
  * All locations of the organisation, ordered by name, each with its subnet and VLAN counts.
  * @summary List locations
  */
+export const listLocationsQueryTagOneMax = 2000;
+
+export const listLocationsQueryTagTwoItemMax = 2000;
+
+export const listLocationsQueryTagTwoMax = 20;
+
+export const ListLocationsQueryParams = zod
+  .object({
+    tag: zod
+      .union([
+        zod.string().max(listLocationsQueryTagOneMax),
+        zod.array(zod.string().max(listLocationsQueryTagTwoItemMax)).max(listLocationsQueryTagTwoMax),
+      ])
+      .optional()
+      .describe(
+        'Only resources carrying this tag; repeat it (`?tag=a&tag=b`) or separate names by commas for several, which match as `tag_match` says',
+      ),
+    tag_match: zod
+      .enum(['any', 'all'])
+      .optional()
+      .describe(
+        'With several tags: `any` (the default) keeps resources carrying any of them, `all` those carrying all',
+      ),
+  })
+  .strict();
+
 export const ListLocationsResponseItem = zod
   .object({
     id: zod.string().uuid().describe('Unique id of the location (UUID)'),
     name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
     address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
     subnet_count: zod.number().int().describe('Subnets at this location'),
     vlan_count: zod.number().int().describe('VLANs at this location'),
@@ -2559,10 +2863,22 @@ export const createLocationBodyNameMax = 200;
 
 export const createLocationBodyAddressMax = 500;
 
+export const createLocationBodyTagsItemMax = 50;
+
+export const createLocationBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createLocationBodyTagsMax = 20;
+
 export const CreateLocationBody = zod
   .object({
     name: zod.string().min(1).max(createLocationBodyNameMax).describe('Location name, unique in the organisation'),
     address: zod.string().max(createLocationBodyAddressMax).optional().describe('Postal address'),
+    tags: zod
+      .array(zod.string().min(1).max(createLocationBodyTagsItemMax).regex(createLocationBodyTagsItemRegExp))
+      .max(createLocationBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('A new location');
@@ -2572,6 +2888,7 @@ export const CreateLocationResponse = zod
     id: zod.string().uuid().describe('Unique id of the location (UUID)'),
     name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
     address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -2603,6 +2920,7 @@ export const GetLocationResponse = zod
     id: zod.string().uuid().describe('Unique id of the location (UUID)'),
     name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
     address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -2633,6 +2951,11 @@ export const updateLocationBodyNameMax = 200;
 
 export const updateLocationBodyAddressMax = 500;
 
+export const updateLocationBodyTagsItemMax = 50;
+
+export const updateLocationBodyTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateLocationBodyTagsMax = 20;
+
 export const UpdateLocationBody = zod
   .object({
     name: zod
@@ -2646,6 +2969,13 @@ export const UpdateLocationBody = zod
       .max(updateLocationBodyAddressMax)
       .optional()
       .describe('New postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    tags: zod
+      .array(zod.string().min(1).max(updateLocationBodyTagsItemMax).regex(updateLocationBodyTagsItemRegExp))
+      .max(updateLocationBodyTagsMax)
+      .optional()
+      .describe(
+        "Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A name that is no tag of the organisation is a 400 naming it",
+      ),
   })
   .strict()
   .describe('Only the fields given change');
@@ -2655,6 +2985,7 @@ export const UpdateLocationResponse = zod
     id: zod.string().uuid().describe('Unique id of the location (UUID)'),
     name: zod.string().describe('Display name of the location, e.g. Frankfurt DC1'),
     address: zod.string().describe('Postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt'),
+    tags: zod.array(zod.string()).optional().describe('Names of the tags the resource carries; omitted when none'),
     created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
   })
   .describe('A site that subnets and VLANs belong to');
@@ -2870,6 +3201,188 @@ export const DeleteRangeParams = zod
   .strict();
 
 export const DeleteRangeResponse = zod.void();
+
+/**
+ * The tags of the caller’s organisation, by name.
+ * @summary List tags
+ */
+export const ListTagsResponseItem = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the tag (UUID)'),
+    name: zod.string().describe('Name of the tag, unique in the organisation, e.g. production'),
+    colour: zod.string().describe('Colour for display, #rrggbb'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A label the organisation attaches to its resources');
+export const ListTagsResponse = zod.array(ListTagsResponseItem);
+
+/**
+ * A tag that subnets, addresses, VLANs, VRFs, locations and folders may then carry (their `tags`). Names are unique in the organisation (400). Counts against the plan’s tag limit (402 when reached).
+ * @summary Create a tag
+ */
+export const createTagHeaderIdempotencyKeyMax = 255;
+
+export const createTagHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateTagHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createTagHeaderIdempotencyKeyMax)
+    .regex(createTagHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
+    ),
+});
+
+export const createTagBodyNameMax = 50;
+
+export const createTagBodyNameRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const createTagBodyColourRegExp = new RegExp('^#[0-9a-fA-F]{6}$');
+export const createTagBodyDescriptionMax = 1000;
+
+export const CreateTagBody = zod
+  .object({
+    name: zod
+      .string()
+      .min(1)
+      .max(createTagBodyNameMax)
+      .regex(createTagBodyNameRegExp)
+      .describe('Tag name, unique in the organisation, at most 50 characters, no commas'),
+    colour: zod
+      .string()
+      .regex(createTagBodyColourRegExp)
+      .optional()
+      .describe('Colour for display, #rrggbb (default #9e9e9e)'),
+    description: zod.string().max(createTagBodyDescriptionMax).optional().describe('Free text'),
+  })
+  .strict()
+  .describe('A new tag');
+
+export const CreateTagResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the tag (UUID)'),
+    name: zod.string().describe('Name of the tag, unique in the organisation, e.g. production'),
+    colour: zod.string().describe('Colour for display, #rrggbb'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A label the organisation attaches to its resources');
+
+/**
+ * One tag of the caller’s organisation.
+ * @summary Get a tag
+ */
+export const GetTagParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const getTagHeaderIfNoneMatchMax = 4096;
+
+export const GetTagHeader = zod.object({
+  'if-none-match': zod
+    .string()
+    .max(getTagHeaderIfNoneMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the copy you hold (or several, comma-separated): when it is the current version the answer is 304 without a body, and your copy stands.',
+    ),
+});
+
+export const GetTagResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the tag (UUID)'),
+    name: zod.string().describe('Name of the tag, unique in the organisation, e.g. production'),
+    colour: zod.string().describe('Colour for display, #rrggbb'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A label the organisation attaches to its resources');
+
+/**
+ * Changes only the fields given. A new name is carried by every resource that carried the old one, in the same transaction; the activity log and the change feed record it once, as an update of the tag.
+ * @summary Update a tag
+ */
+export const UpdateTagParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const updateTagHeaderIfMatchMax = 4096;
+
+export const UpdateTagHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(updateTagHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
+
+export const updateTagBodyNameMax = 50;
+
+export const updateTagBodyNameRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const updateTagBodyColourRegExp = new RegExp('^#[0-9a-fA-F]{6}$');
+export const updateTagBodyDescriptionMax = 1000;
+
+export const UpdateTagBody = zod
+  .object({
+    name: zod
+      .string()
+      .min(1)
+      .max(updateTagBodyNameMax)
+      .regex(updateTagBodyNameRegExp)
+      .optional()
+      .describe('New name: every resource carrying the tag carries the new name'),
+    colour: zod.string().regex(updateTagBodyColourRegExp).optional().describe('Colour for display, #rrggbb'),
+    description: zod.string().max(updateTagBodyDescriptionMax).optional().describe('Free text; empty clears it'),
+  })
+  .strict()
+  .describe('Only the fields given change');
+
+export const UpdateTagResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the tag (UUID)'),
+    name: zod.string().describe('Name of the tag, unique in the organisation, e.g. production'),
+    colour: zod.string().describe('Colour for display, #rrggbb'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('A label the organisation attaches to its resources');
+
+/**
+ * Deletes the tag and takes it off every resource carrying it, in the same transaction; the activity log and the change feed record it once, as the tag’s deletion.
+ * @summary Delete a tag
+ */
+export const DeleteTagParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const deleteTagHeaderIfMatchMax = 4096;
+
+export const DeleteTagHeader = zod.object({
+  'if-match': zod
+    .string()
+    .max(deleteTagHeaderIfMatchMax)
+    .optional()
+    .describe(
+      'The ETag of the version you read: the change is made only if the resource is still at that version, else 412 `precondition_failed` with the current version in `ETag` and nothing written (no lost update between two editors). `*` matches any version; a weak tag (`W/"…"`) never matches.',
+    ),
+});
+
+export const DeleteTagResponse = zod.void();
 
 /**
  * Every webhook subscription of the organisation, without secrets.
@@ -3937,6 +4450,11 @@ export const importSubnetsBodySubnetsItemLocationMax = 200;
 export const importSubnetsBodySubnetsItemDescriptionMax = 1000;
 
 export const importSubnetsBodySubnetsItemTrackedDefault = true;
+export const importSubnetsBodySubnetsItemTagsItemMax = 50;
+
+export const importSubnetsBodySubnetsItemTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const importSubnetsBodySubnetsItemTagsMax = 20;
+
 export const importSubnetsBodySubnetsMax = 1000;
 
 export const ImportSubnetsBody = zod
@@ -3992,6 +4510,17 @@ export const ImportSubnetsBody = zod
               .boolean()
               .default(importSubnetsBodySubnetsItemTrackedDefault)
               .describe('false makes a structure-only container excluded from utilization'),
+            tags: zod
+              .array(
+                zod
+                  .string()
+                  .min(1)
+                  .max(importSubnetsBodySubnetsItemTagsItemMax)
+                  .regex(importSubnetsBodySubnetsItemTagsItemRegExp),
+              )
+              .max(importSubnetsBodySubnetsItemTagsMax)
+              .optional()
+              .describe("Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)"),
             custom_fields: zod
               .record(zod.string(), zod.unknown())
               .optional()
@@ -4092,6 +4621,11 @@ export const importAddressesBodyAddressesItemOwnerMax = 200;
 
 export const importAddressesBodyAddressesItemPtrRecordMax = 253;
 
+export const importAddressesBodyAddressesItemTagsItemMax = 50;
+
+export const importAddressesBodyAddressesItemTagsItemRegExp = new RegExp('^[^,\\p{Cc}]*$', 'u');
+export const importAddressesBodyAddressesItemTagsMax = 20;
+
 export const importAddressesBodyAddressesMax = 1000;
 
 export const ImportAddressesBody = zod
@@ -4138,6 +4672,17 @@ export const ImportAddressesBody = zod
               .max(importAddressesBodyAddressesItemPtrRecordMax)
               .optional()
               .describe('PTR (reverse DNS) name'),
+            tags: zod
+              .array(
+                zod
+                  .string()
+                  .min(1)
+                  .max(importAddressesBodyAddressesItemTagsItemMax)
+                  .regex(importAddressesBodyAddressesItemTagsItemRegExp),
+              )
+              .max(importAddressesBodyAddressesItemTagsMax)
+              .optional()
+              .describe("Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)"),
             custom_fields: zod
               .record(zod.string(), zod.unknown())
               .optional()
