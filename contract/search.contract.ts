@@ -19,7 +19,9 @@ export const SearchQuery = z
         .trim()
         .min(1, 'must not be empty')
         .max(500, 'must be at most 500 characters')
-        .describe('Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name or description'),
+        .describe(
+          'Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name, description or tag name',
+        ),
       { example: '10.20.1' },
     ),
   })
@@ -92,7 +94,7 @@ export const searchContract = c.router({
     summary: 'Search subnets and addresses',
     description:
       'Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or ' +
-      'description matches `q`; up to 50 of each kind.',
+      'description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.',
     metadata: heavy(meta.read),
     query: SearchQuery,
     responses: { 200: SearchResults, ...errors(400, 401, 403, 429) },

@@ -10,7 +10,7 @@ const fresh = async () => (await t.server.newOrg({ plan: 'enterprise' })).api;
 const search = async (api: ApiClient, q: string) => expectStatus(await api.call('searchIpam', { query: { q } }), 200);
 const networks = async (api: ApiClient, q: string) => (await search(api, q)).subnets.map((s) => s.network);
 const ips = async (api: ApiClient, q: string) => (await search(api, q)).addresses.map((a) => a.ip);
-async function address(api: ApiClient, subnetId: string, ip: string, extra: Record<string, string> = {}) {
+async function address(api: ApiClient, subnetId: string, ip: string, extra: Record<string, string | string[]> = {}) {
   return expectStatus(await api.call('createAddress', { params: { id: subnetId }, body: { ip, ...extra } }), 201);
 }
 
@@ -97,6 +97,20 @@ describe('search', () => {
     await address(api, s.id, '10.1.0.6', { hostname: 'LAB' });
     expect(await networks(api, 'lab')).toEqual(['10.2.0.0/24', '10.1.0.0/24']);
     expect(await ips(api, 'lab')).toEqual(['10.1.0.6', '10.1.0.5']);
+  });
+
+  it('finds what carries the tag named by the query, after what matches it otherwise', async () => {
+    const api = await fresh();
+    expectStatus(await api.call('createTag', { body: { name: 'edge' } }), 201);
+    const tagged = await createSubnet(api, '10.1.0.0/24', { tags: ['edge'] });
+    await createSubnet(api, '10.2.0.0/24', { name: 'edge router' });
+    await createSubnet(api, '10.3.0.0/24');
+    await address(api, tagged.id, '10.1.0.5', { tags: ['edge'] });
+    await address(api, tagged.id, '10.1.0.6', { hostname: 'edge-1' });
+    await address(api, tagged.id, '10.1.0.7');
+    expect(await networks(api, 'edge')).toEqual(['10.2.0.0/24', '10.1.0.0/24']);
+    expect(await ips(api, 'edge')).toEqual(['10.1.0.6', '10.1.0.5']);
+    expect(await networks(api, 'edg')).toEqual(['10.2.0.0/24']);
   });
 
   it.each([

@@ -83,6 +83,7 @@ export const KINDS = [
   'vrfs',
   'locations',
   'ranges',
+  'tags',
   'webhooks',
   'api-keys',
   'members',
@@ -322,6 +323,14 @@ function hint(name: string, schema: Schema, ctx: GenContext): fc.Arbitrary<unkno
   if (name === 'skip_ranges' && type === 'boolean')
     return fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, fc.constant(true));
   if (name === 'skip_first' && type === 'integer') return fc.integer({ min: 0, max: 3 });
+  // Tags are named: a body's `tags` and the lists' `?tag=` name the organisation's (an unknown name is a 400).
+  const tagNames = fc.uniqueArray(fc.nat(), { maxLength: 3 }).map((picks) => {
+    // The pool as it is when a value is generated (requests before this one created and deleted tags).
+    const names = ctx.pools.tags.flatMap((e) => (e.name ? [e.name] : []));
+    return [...new Set(picks.flatMap((i) => (names.length ? [names[i % names.length] as string] : [])))];
+  });
+  if (name === 'tags' && type === 'array') return tagNames;
+  if (name === 'tag') return tagNames.filter((names) => names.length > 0).map((names) => names.join(','));
   // Fresh keys: a key used before with another request is a 422 (declared, but it stops the request).
   if (name === 'idempotency-key') return fc.constant(FRESH_KEY);
   // A version no request could know (the resource's ETag): `*` matches any, a made-up tag none.

@@ -154,6 +154,7 @@ async function seed() {
     add('folders', { id: expectStatus(await api.call('createFolder', { body: { name } }), 201).id, name });
     add('locations', { id: expectStatus(await api.call('createLocation', { body: { name } }), 201).id, name });
     add('vrfs', { id: expectStatus(await api.call('createVrf', { body: { name } }), 201).id, name });
+    add('tags', { id: expectStatus(await api.call('createTag', { body: { name } }), 201).id, name });
   }
   for (const vlan_number of [100, 101, 102]) {
     add('vlans', { id: expectStatus(await api.call('createVlan', { body: { vlan_number } }), 201).id });

@@ -11,6 +11,8 @@ export interface SearchTerms {
   substring: string;
   /** A LIKE pattern for names and hostnames equal to the query (in any case). */
   exact: string;
+  /** The query as a tag's name: objects carrying that tag match. */
+  tag: string;
 }
 
 /** A search statement's parameters: a term the query cannot be read as is null. */
@@ -48,6 +50,8 @@ const subnetsFound = prepared<{ id: string; network: string; name: string }, Sea
      WHERE org_id = :orgId AND name ILIKE :substring ORDER BY sort, network`,
     `SELECT id, 4 AS rank, 0 AS sort FROM subnets
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY network`,
+    `SELECT id, 5 AS rank, 0 AS sort FROM subnets
+     WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] ORDER BY network`,
   ]),
   { planEachCall: true },
 );
@@ -68,6 +72,8 @@ const addressesFound = prepared<
      WHERE org_id = :orgId AND hostname ILIKE :substring ORDER BY space_id, ip`,
     `SELECT id, 4 AS rank, 0 AS sort FROM addresses
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY space_id, ip`,
+    `SELECT id, 5 AS rank, 0 AS sort FROM addresses
+     WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] ORDER BY space_id, ip`,
   ]),
   { planEachCall: true },
 );
@@ -80,6 +86,7 @@ const paramsOf = (orgId: string, terms: SearchTerms, limit: number): SearchParam
   prefix: terms.prefix || null,
   substring: terms.substring,
   exact: terms.exact,
+  tag: terms.tag,
   limit,
 });
 

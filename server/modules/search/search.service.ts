@@ -21,6 +21,7 @@ function searchTerms(q: string): repo.SearchTerms {
     prefix: /^[0-9a-f:.]+(\/\d*)?$/.test(lower) ? `${escapeLike(lower)}%` : null,
     substring: `%${escapeLike(text)}%`,
     exact: escapeLike(text),
+    tag: text,
   };
 }
 

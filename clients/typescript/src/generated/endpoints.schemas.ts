@@ -3815,7 +3815,7 @@ export type ExportAddressesParams = {
 
 export type SearchIpamParams = {
   /**
-   * Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name or description
+   * Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name, description or tag name
    * @minLength 1
    * @maxLength 500
    */

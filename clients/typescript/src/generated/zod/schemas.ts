@@ -4764,7 +4764,7 @@ export const ExportAddressesQueryParams = zod
 export const ExportAddressesResponse = zod.unknown();
 
 /**
- * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`; up to 50 of each kind.
+ * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
  * @summary Search subnets and addresses
  */
 export const searchIpamQueryQMax = 500;
@@ -4775,7 +4775,9 @@ export const SearchIpamQueryParams = zod
       .string()
       .min(1)
       .max(searchIpamQueryQMax)
-      .describe('Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name or description'),
+      .describe(
+        'Text to find (1 to 500 characters after trimming): an IP, hostname, CIDR, name, description or tag name',
+      ),
   })
   .strict();
 
