@@ -5,7 +5,7 @@
  * addresses in pages, with the other filters too. On both databases.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiClient, ApiResponse } from '../support/client';
+import type { ApiResponse } from '../support/client';
 import { subnetOf, useTestServer } from '../support/factories';
 import { expectStatus } from '../support/observed';
 import { type Random, randomFrom } from '../support/random';
@@ -77,7 +77,7 @@ function randomTagQuery(random: Random): Query {
 }
 
 /** Every item a cursor-paged list answers, following `Next-Cursor`. */
-async function walk(api: ApiClient, call: (cursor: string | null) => Promise<ApiResponse>) {
+async function walk(call: (cursor: string | null) => Promise<ApiResponse>) {
   const seen: Tagged[] = [];
   let cursor: string | null = null;
   do {
@@ -109,14 +109,14 @@ describe('tag filters against the model', () => {
           expect([list, query, (answer.body as Tagged[]).map((item) => item.id)]).toEqual([list, query, expected]);
         }
         const limit = random.int(1, 7);
-        const subnetPages = await walk(org.api, (cursor) =>
+        const subnetPages = await walk((cursor) =>
           org.api.call('listSubnets', { query: { ...query, limit, ...(cursor ? { cursor } : {}) } }),
         );
         const subnets = model(everything.get('listSubnets')!, query).map((s) => s.id);
         expect([query, subnetPages.map((s) => s.id)]).toEqual([query, subnets]);
 
         const withStatus = random.next() < 0.4 ? { ...query, status: random.pick(['assigned', 'reserved']) } : query;
-        const addressPages = await walk(org.api, (cursor) =>
+        const addressPages = await walk((cursor) =>
           org.api.call('listSubnetAddresses', {
             params: { id: home.id },
             query: { ...withStatus, limit: random.int(1, 25), ...(cursor ? { cursor } : {}) },
