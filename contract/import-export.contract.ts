@@ -6,6 +6,7 @@ import { errors } from './common/errors';
 import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
 import { CustomFields, streamedText, text, Uuid } from './common/schemas';
+import { RangeRole } from './ranges.contract';
 import { TAGS_PER_RESOURCE_MAX, TagNames } from './tags.contract';
 
 const c = initContract();
@@ -162,6 +163,47 @@ export const ImportAddressesBody = extendApi(
   },
 );
 
+export const ImportRangeRow = extendApi(
+  z
+    .object({
+      subnet: cidr().describe('CIDR of an existing subnet of the organisation that holds the range'),
+      vrf: z
+        .string()
+        .trim()
+        .max(200)
+        .optional()
+        .describe('VRF of the subnet, by name; "" for the global space; omitted: the only subnet with this CIDR'),
+      start: ip().describe('First address of the range, inside the subnet'),
+      end: ip().describe('Last address of the range (included), inside the subnet, not before start'),
+      role: RangeRole,
+      description: text().optional().describe('Free-text description, e.g. Office DHCP pool'),
+    })
+    .strict(),
+  {
+    title: 'ImportRangeRow',
+    description: 'One IP range to import into an existing subnet',
+    example: { subnet: '10.20.1.0/24', start: '10.20.1.100', end: '10.20.1.199', role: 'dhcp' },
+  },
+);
+
+export const ImportRangesBody = extendApi(
+  z
+    .object({
+      ranges: rowsOf(ImportRangeRow),
+    })
+    .strict(),
+  {
+    title: 'ImportRangesBody',
+    description: 'IP ranges to import (body at most 10 MB)',
+    example: {
+      ranges: [
+        { subnet: '10.20.1.0/24', start: '10.20.1.100', end: '10.20.1.199', role: 'dhcp' },
+        { subnet: '10.20.1.0/24', start: '10.20.1.2', end: '10.20.1.9', role: 'reserved', description: 'Routers' },
+      ],
+    },
+  },
+);
+
 const rowFields = {
   row: z.number().int().min(1).describe('Position of the row in the request, from 1'),
   status: z
@@ -213,6 +255,21 @@ export const ImportAddressResult = extendApi(
     title: 'ImportAddressResult',
     description: 'Outcome of one address row',
     example: { row: 1, status: 'created', id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ip: '10.20.1.10' },
+  },
+);
+
+export const ImportRangeResult = extendApi(
+  z
+    .object({
+      ...rowFields,
+      start: z.string().describe('The row’s first address'),
+      error: rowError,
+    })
+    .strict(),
+  {
+    title: 'ImportRangeResult',
+    description: 'Outcome of one range row',
+    example: { row: 1, status: 'created', id: '2b7c1d4e-9f3a-4c5b-8d6e-7f8091a2b3c4', start: '10.20.1.100' },
   },
 );
 
@@ -269,8 +326,38 @@ export const ImportAddressesResponse = extendApi(
   },
 );
 
+export const ImportRangesResponse = extendApi(
+  z
+    .object({
+      results: z.array(ImportRangeResult).describe('One entry per row, in request order'),
+      summary: ImportSummary,
+    })
+    .strict(),
+  {
+    title: 'ImportRangesResponse',
+    description: 'Per-row outcome and totals of a range import',
+    example: {
+      results: [
+        { row: 1, status: 'created', id: '2b7c1d4e-9f3a-4c5b-8d6e-7f8091a2b3c4', start: '10.20.1.100' },
+        {
+          row: 2,
+          status: 'error',
+          id: null,
+          start: '10.20.1.150',
+          error: 'start: 10.20.1.150–10.20.1.160 overlaps the range 10.20.1.100–10.20.1.199 of 10.20.1.0/24',
+        },
+      ],
+      summary: { created: 1, skipped: 0, errors: 1 },
+    },
+  },
+);
+
 export const ExportSubnetsQuery = z
   .object({ folder_id: Uuid.optional().describe('Export only the subnets of this folder') })
+  .strict();
+
+export const ExportRangesQuery = z
+  .object({ subnet_id: Uuid.optional().describe('Export only the ranges of this subnet; omit for all') })
   .strict();
 
 export const ExportAddressesQuery = z
@@ -280,18 +367,24 @@ export const ExportAddressesQuery = z
 const SubnetsCsv = streamedText({
   description:
     'CSV with a header row; columns network, name, description, folder, vlan, vrf, location, gateway, dns_primary, ' +
-    'dns_secondary, is_pool, scan_enabled, tracked',
+    'dns_secondary, is_pool, scan_enabled, tracked, tags',
   example:
-    'network,name,description,folder,vlan,vrf,location,gateway,dns_primary,dns_secondary,is_pool,scan_enabled,tracked\n' +
-    '10.20.1.0/24,Office LAN,,Datacenter A,120,corp,Berlin,10.20.1.1,10.0.0.53,,false,false,true\n',
+    'network,name,description,folder,vlan,vrf,location,gateway,dns_primary,dns_secondary,is_pool,scan_enabled,tracked,tags\n' +
+    '10.20.1.0/24,Office LAN,,Datacenter A,120,corp,Berlin,10.20.1.1,10.0.0.53,,false,false,true,"office,v4"\n',
 });
 
 const AddressesCsv = streamedText({
   description:
-    'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record, vrf',
+    'CSV with a header row; columns ip, subnet, hostname, mac_address, description, status, owner, ptr_record, vrf, ' +
+    'tags',
   example:
-    'ip,subnet,hostname,mac_address,description,status,owner,ptr_record,vrf\n' +
-    '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,,corp\n',
+    'ip,subnet,hostname,mac_address,description,status,owner,ptr_record,vrf,tags\n' +
+    '10.20.1.10,10.20.1.0/24,printer-2f,00:1a:2b:3c:4d:5e,,assigned,facilities,,corp,printer\n',
+});
+
+const RangesCsv = streamedText({
+  description: 'CSV with a header row; columns subnet, vrf, start, end, role, description',
+  example: 'subnet,vrf,start,end,role,description\n10.20.1.0/24,corp,10.20.1.100,10.20.1.199,dhcp,Office DHCP pool\n',
 });
 
 export const importContract = c.router({
@@ -337,6 +430,24 @@ export const importContract = c.router({
     body: ImportAddressesBody,
     responses: { 200: ImportAddressesResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
   },
+  importRanges: {
+    method: 'POST',
+    path: '/import/ranges',
+    summary: 'Import IP ranges',
+    description:
+      'Creates up to 1,000 IP ranges in one request (body at most 10 MB, else 413), in row order, each in the ' +
+      'existing subnet given by its CIDR (`subnet`) and `vrf`, as the address import finds it, through the rules ' +
+      'of `POST /subnets/{id}/ranges`. Every row gets a result: `created`; `skipped` for a range the subnet ' +
+      'already has (the same start and end); `error` with the reason for an invalid row, a subnet that does not ' +
+      'exist or is ambiguous, a range outside it, overlapping another (an earlier row’s included), or past the ' +
+      'most ranges a subnet holds. Rows imported are kept (no rollback). Each created range gets an `import` ' +
+      'activity entry.',
+    metadata: dryRunnable(heavy(idempotent(meta.write))),
+    query: DryRunQuery,
+    headers: IdempotencyHeaders,
+    body: ImportRangesBody,
+    responses: { 200: ImportRangesResponse, ...errors(400, 401, 403, 409, 413, 415, 422, 429) },
+  },
 });
 
 /** How both exports write CSV. */
@@ -344,7 +455,7 @@ const CSV_FORMAT =
   'RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. ' +
   'A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with ' +
   "`'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; " +
-  '`Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`).';
+  '`Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`).';
 
 export const exportContract = c.router({
   exportSubnets: {
@@ -354,7 +465,7 @@ export const exportContract = c.router({
     description:
       'All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, ' +
-      'dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by ' +
+      'dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by ' +
       'number); unset values are empty; rows in (VRF, network) order. ' +
       CSV_FORMAT +
       ' The rows can be turned back into import rows.',
@@ -373,7 +484,8 @@ export const exportContract = c.router({
       'All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, ' +
       'mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global ' +
-      'space; after the other columns, so readers by position are unaffected); unset values are empty; rows in ' +
+      'space; after the other columns, so readers by position are unaffected), tags (names separated by commas); ' +
+      'unset values are empty; rows in ' +
       '(VRF, ip) order. ' +
       CSV_FORMAT +
       ' The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart ' +
@@ -382,6 +494,23 @@ export const exportContract = c.router({
     query: ExportAddressesQuery,
     responses: {
       200: c.otherResponse({ contentType: 'text/csv', body: AddressesCsv }),
+      ...errors(400, 401, 403, 404, 429),
+    },
+  },
+  exportRanges: {
+    method: 'GET',
+    path: '/export/ranges',
+    summary: 'Export IP ranges as CSV',
+    description:
+      'All IP ranges of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
+      '(`text/csv`) with a header row. Columns: subnet (its CIDR), vrf (the subnet’s VRF, empty in the global ' +
+      'space), start, end, role, description; rows in (VRF, subnet, start) order. ' +
+      CSV_FORMAT +
+      ' The rows are import rows of `POST /import/ranges` as they stand.',
+    metadata: heavy(meta.read),
+    query: ExportRangesQuery,
+    responses: {
+      200: c.otherResponse({ contentType: 'text/csv', body: RangesCsv }),
       ...errors(400, 401, 403, 404, 429),
     },
   },

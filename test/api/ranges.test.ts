@@ -113,3 +113,78 @@ describe('ranges', () => {
     expectStatus(await org.api.call('updateRange', { params: { id: range.id }, body: { role: 'other' } }), 404);
   });
 });
+
+describe('ranges in imports and exports', () => {
+  it('an export’s rows import as they stand: created, then skipped as already there; errors per row', async () => {
+    const { api } = await fresh();
+    const vrf = expectStatus(await api.call('createVrf', { body: { name: 'corp' } }), 201);
+    const global = await createSubnet(api, '10.90.0.0/24');
+    const inVrf = await createSubnet(api, '10.90.0.0/24', { vrf_id: vrf.id });
+    expectStatus(await create(api, inVrf.id, { start: '10.90.0.10', end: '10.90.0.19', description: 'a, "b"' }), 201);
+    expectStatus(await create(api, global.id, { start: '10.90.0.100', end: '10.90.0.199', role: 'reserved' }), 201);
+    const csv = (await api.call('exportRanges')).text;
+    expect(csv.trim().split('\r\n')).toEqual([
+      'subnet,vrf,start,end,role,description',
+      '10.90.0.0/24,,10.90.0.100,10.90.0.199,reserved,',
+      '10.90.0.0/24,corp,10.90.0.10,10.90.0.19,dhcp,"a, ""b"""',
+    ]);
+    const one = await api.call('exportRanges', { query: { subnet_id: inVrf.id } });
+    expect(one.text.trim().split('\r\n')).toHaveLength(2);
+    expectStatus(await api.call('exportRanges', { query: { subnet_id: '00000000-0000-4000-8000-000000000000' } }), 404);
+
+    const other = await fresh();
+    expectStatus(await other.api.call('createVrf', { body: { name: 'corp' } }), 201);
+    const target = await createSubnet(other.api, '10.90.0.0/24');
+    const rows = [
+      { subnet: '10.90.0.0/24', vrf: '', start: '10.90.0.100', end: '10.90.0.199', role: 'reserved' },
+      { subnet: '10.90.0.0/24', vrf: '', start: '10.90.0.150', end: '10.90.0.160', role: 'dhcp' },
+      { subnet: '10.90.0.0/24', vrf: 'corp', start: '10.90.0.10', end: '10.90.0.19', role: 'dhcp' },
+      { subnet: '10.90.0.0/24', start: '10.90.1.1', end: '10.90.1.2', role: 'dhcp' },
+      { subnet: '10.90.0.0/24', start: '10.90.0.20', end: '10.90.0.29', role: 'pool' },
+      { subnet: '10.90.0.0/24', start: '10.90.0.2', end: '10.90.0.9', role: 'static', description: 'routers' },
+    ];
+    const imported = expectStatus(await other.api.call('importRanges', { body: { ranges: rows } }), 200);
+    expect(imported.results.map((r) => [r.status, r.start])).toEqual([
+      ['created', '10.90.0.100'],
+      ['error', '10.90.0.150'],
+      ['error', '10.90.0.10'],
+      ['error', '10.90.1.1'],
+      ['error', '10.90.0.20'],
+      ['created', '10.90.0.2'],
+    ]);
+    expect(imported.results.map((r) => r.error ?? '')).toEqual([
+      '',
+      expect.stringContaining('overlaps the range 10.90.0.100–10.90.0.199'),
+      'subnet: no subnet 10.90.0.0/24 in VRF "corp"',
+      'start: 10.90.1.1 is outside 10.90.0.0/24',
+      expect.stringContaining('role'),
+      '',
+    ]);
+    expect(imported.summary).toEqual({ created: 2, skipped: 0, errors: 4 });
+    const again = expectStatus(await other.api.call('importRanges', { body: { ranges: rows.slice(0, 1) } }), 200);
+    expect(again.summary).toEqual({ created: 0, skipped: 1, errors: 0 });
+    expect(expectStatus(await list(other.api, target.id), 200).map((r) => [r.start, r.role, r.description])).toEqual([
+      ['10.90.0.2', 'static', 'routers'],
+      ['10.90.0.100', 'reserved', ''],
+    ]);
+    const entries = expectStatus(
+      await other.api.call('listActivity', { query: { resource_type: 'range', action: 'import' } }),
+      200,
+    );
+    expect(entries.entries).toHaveLength(2);
+  });
+
+  it(`an import stops a subnet at ${RANGES_PER_SUBNET_MAX} ranges: later rows are errors, earlier ones kept`, async () => {
+    const { api } = await fresh();
+    await createSubnet(api, '10.91.0.0/22');
+    const rows = Array.from({ length: RANGES_PER_SUBNET_MAX + 1 }, (_, i) => ({
+      subnet: '10.91.0.0/22',
+      start: `10.91.${Math.floor((i * 4) / 256)}.${(i * 4) % 256 || 1}`,
+      end: `10.91.${Math.floor((i * 4 + 2) / 256)}.${(i * 4 + 2) % 256}`,
+      role: 'other',
+    }));
+    const imported = expectStatus(await api.call('importRanges', { body: { ranges: rows } }), 200);
+    expect(imported.summary).toEqual({ created: RANGES_PER_SUBNET_MAX, skipped: 0, errors: 1 });
+    expect(imported.results.at(-1)?.error).toContain(`${RANGES_PER_SUBNET_MAX} ranges`);
+  });
+});

@@ -104,8 +104,10 @@ export const RESOURCES = {
   importExport: {
     importSubnets: 'importSubnets',
     importAddresses: 'importAddresses',
+    importRanges: 'importRanges',
     exportSubnets: 'exportSubnets',
     exportAddresses: 'exportAddresses',
+    exportRanges: 'exportRanges',
   },
   search: { query: 'searchIpam' },
   tools: {

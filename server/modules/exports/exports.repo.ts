@@ -124,3 +124,50 @@ export async function addressPage(
     afterIp: after?.ip ?? null,
   });
 }
+
+export interface RangeExportRow {
+  spaceId: string;
+  subnetNetwork: string;
+  id: string;
+  subnet: string;
+  vrf: string | null;
+  start: string;
+  end: string;
+  role: string;
+  description: string;
+}
+
+/** Ranges in (space, subnet, start) order: the range's id breaks ties (a child subnet's range may start alike). */
+const rangesAfter = prepared<
+  RangeExportRow,
+  {
+    orgId: string;
+    subnetId: string | null;
+    afterSpaceId: string | null;
+    afterNetwork: string | null;
+    afterStart: string | null;
+    afterId: string | null;
+  }
+>(
+  'export_range_page',
+  `SELECT s.space_id AS "spaceId", s.network AS "subnetNetwork", r.id, s.network::text AS subnet, v.name AS vrf,
+     host(r.start_ip) AS start, host(r.end_ip) AS "end", r.role, r.description
+   FROM ip_ranges r JOIN subnets s ON s.id = r.subnet_id
+   LEFT JOIN vrfs v ON v.org_id = s.org_id AND v.id = s.vrf_id
+   WHERE r.org_id = :orgId AND (:subnetId::uuid IS NULL OR r.subnet_id = :subnetId::uuid)
+     AND (:afterId::uuid IS NULL OR (s.space_id, s.network, r.start_ip, r.id)
+       > (:afterSpaceId::uuid, :afterNetwork::cidr, :afterStart::inet, :afterId::uuid))
+   ORDER BY s.space_id, s.network, r.start_ip, r.id
+   LIMIT ${PAGE}`,
+);
+
+/** A page of the organisation's ranges (of one subnet), after the row given. */
+export const rangePage = (db: Db, orgId: string, subnetId: string | undefined, after: RangeExportRow | null) =>
+  rangesAfter(db, {
+    orgId,
+    subnetId: subnetId ?? null,
+    afterSpaceId: after?.spaceId ?? null,
+    afterNetwork: after?.subnetNetwork ?? null,
+    afterStart: after?.start ?? null,
+    afterId: after?.id ?? null,
+  });

@@ -17,4 +17,8 @@ export const exportsRouter = ({ db, now }: ServerContext) =>
       const body = await service.exportAddresses(db, principalOf(req), query.subnet_id);
       return csvDownload(res, body, service.fileName('addresses', now()));
     },
+    exportRanges: async ({ req, res, query }) => {
+      const body = await service.exportRanges(db, principalOf(req), query.subnet_id);
+      return csvDownload(res, body, service.fileName('ranges', now()));
+    },
   });

@@ -90,5 +90,17 @@ export async function exportAddresses(db: Db, caller: Principal, subnetId?: stri
   });
 }
 
+/** The organisation's IP ranges (of one subnet: 404 when it has none such) as CSV, as import rows of ranges. */
+export async function exportRanges(db: Db, caller: Principal, subnetId?: string) {
+  if (subnetId) orNotFound(await addressHomeOf(db, caller.orgId, subnetId), 'Subnet');
+  return csvStream<repo.RangeExportRow>({
+    header: ['subnet', 'vrf', 'start', 'end', 'role', 'description'],
+    pageSize: repo.PAGE,
+    page: (last) => repo.rangePage(db, caller.orgId, subnetId, last),
+    row: (r) => [r.subnet, r.vrf, r.start, r.end, r.role, r.description],
+  });
+}
+
 /** The name a download is saved under: what it holds and the day. */
-export const fileName = (what: 'subnets' | 'addresses', now: Date) => `${what}-${now.toISOString().slice(0, 10)}.csv`;
+export const fileName = (what: 'subnets' | 'addresses' | 'ranges', now: Date) =>
+  `${what}-${now.toISOString().slice(0, 10)}.csv`;

@@ -16,4 +16,8 @@ export const importsRouter = ({ db }: ServerContext) =>
       status: 200,
       body: await service.importAddresses(db, principalOf(req), body.addresses),
     }),
+    importRanges: async ({ req, body }) => ({
+      status: 200,
+      body: await service.importRanges(db, principalOf(req), body.ranges),
+    }),
   });

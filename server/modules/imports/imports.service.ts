@@ -1,12 +1,14 @@
 /**
- * Bulk import of subnets and addresses. Each row is checked on its own (a bad row is an `error` result, the
- * others still import); the rows left are created by the subnets and addresses modules in one transaction,
- * by the rules of their single creates. Folders, VLANs, VRFs and locations named by rows are created once each.
+ * Bulk import of subnets, addresses and IP ranges. Each row is checked on its own (a bad row is an `error` result, the
+ * others still import); the rows left are created by the subnets, addresses and ranges modules in one transaction,
+ * by the rules of their single creates. Folders, VLANs, VRFs, locations and tags named by rows are created once each.
  */
 import type { z } from 'zod';
 import {
   type ImportAddressesResponse,
   ImportAddressRow,
+  ImportRangeRow,
+  type ImportRangesResponse,
   ImportSubnetRow,
   type ImportSubnetsResponse,
 } from '../../../contract/import-export.contract';
@@ -17,6 +19,7 @@ import type { Principal } from '../../principal';
 import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
 import { ensureFolder } from '../folders/folders.service';
 import { ensureLocation } from '../locations/locations.service';
+import { importRanges as createRanges, type ImportedRange } from '../ranges/ranges.service';
 import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
 import { homesByNetwork, type NamedHome } from '../subnets/spaces';
 import { importSubnets as createSubnets, parseNetwork, subnetValues } from '../subnets/subnets.service';
@@ -87,6 +90,36 @@ export async function importAddresses(
     const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
     return {
       results: outcomes.map(({ label: ip, outcome }, i) => ({ ...resultOf(outcome, i), ip })),
+      summary: summarise(outcomes.map(({ outcome }) => outcome)),
+    };
+  });
+}
+
+export async function importRanges(
+  db: Db,
+  caller: Principal,
+  rows: unknown[],
+): Promise<z.infer<typeof ImportRangesResponse>> {
+  // Each row with the first address its result names, as given.
+  const checked = rows.map((raw) => {
+    const start = textField(raw, 'start');
+    const row = parseRow(ImportRangeRow, raw);
+    if (isRowOutcome(row)) return { start, item: row };
+    const network = orRowError(() => formatCidr(parseNetwork(row.subnet, 'subnet')));
+    return { start, item: isRowOutcome(network) ? network : { row, network } };
+  });
+  return commitTransaction(db, async (tx) => {
+    const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
+    const homes = await homesByNetwork(tx, caller.orgId, networks);
+    const ready = checked.map(({ start, item }): Ready<ImportedRange> => {
+      if (isRowOutcome(item)) return { label: start, item };
+      const { subnet: _, vrf, ...input } = item.row;
+      const home = homeNamed(homes, item.network, vrf);
+      return { label: start, item: isRowOutcome(home) ? home : { subnetId: home.id, input } };
+    });
+    const outcomes = await createRemaining(ready, (items) => createRanges(tx, caller, items));
+    return {
+      results: outcomes.map(({ label: start, outcome }, i) => ({ ...resultOf(outcome, i), start })),
       summary: summarise(outcomes.map(({ outcome }) => outcome)),
     };
   });

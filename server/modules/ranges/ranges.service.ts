@@ -14,8 +14,9 @@ import { badRequest } from '../../errors';
 import { containsIp, formatIp, type Ip, parseCidr, parseIp, type Range } from '../../ipam';
 import { jsonInteger } from '../../json';
 import type { Principal } from '../../principal';
-import { recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
-import { orNotFound } from '../shared/results';
+import { created } from '../activity/activity.changes';
+import { recordActivities, recordCreate, recordDelete, recordUpdate } from '../activity/activity.service';
+import { orNotFound, orRowErrorAsync, type RowOutcome } from '../shared/results';
 import { commitTransaction } from '../writes/writes';
 import * as repo from './ranges.repo';
 
@@ -43,6 +44,14 @@ const fieldsOf = (values: repo.RangeValues & { subnetId: string }) => ({
   description: values.description,
 });
 
+/** The range's first and last address, inside the subnet and in order, as the API writes them (400 otherwise). */
+function normalised(values: repo.RangeValues, network: string): repo.RangeValues {
+  const start = addressIn('start', values.start, network);
+  const end = addressIn('end', values.end, network);
+  if (end.value < start.value) throw badRequest(`end: ${values.end} is before start ${values.start}`);
+  return { ...values, start: formatIp(start), end: formatIp(end) };
+}
+
 /** An address of the range, of the subnet's family and inside it; a 400 naming `field` otherwise. */
 function addressIn(field: 'start' | 'end', text: string, network: string): Ip {
   const ip = parseIp(text);
@@ -58,10 +67,7 @@ async function checked(
   values: repo.RangeValues,
   except: string | null,
 ) {
-  const start = addressIn('start', values.start, subnet.network);
-  const end = addressIn('end', values.end, subnet.network);
-  if (end.value < start.value) throw badRequest(`end: ${values.end} is before start ${values.start}`);
-  const normal = { ...values, start: formatIp(start), end: formatIp(end) };
+  const normal = normalised(values, subnet.network);
   const { count, overlapping } = await repo.neighboursOf(tx, subnet.id, normal.start, normal.end, except);
   if (overlapping !== null) {
     throw badRequest(`start: ${normal.start}–${normal.end} overlaps the range ${overlapping} of ${subnet.network}`);
@@ -121,6 +127,48 @@ export async function deleteRange(db: Db, caller: Principal, id: string) {
     orNotFound(await repo.remove(tx, caller.orgId, id), 'Range');
     await recordDelete(tx, caller, 'range', id, fieldsOf({ ...before, subnetId: before.subnet_id }));
   });
+}
+
+/** A range of an import: its subnet (found by the import) and its fields. */
+export interface ImportedRange {
+  subnetId: string;
+  input: { start: string; end: string; role: string; description?: string };
+}
+
+/**
+ * Creates an import's ranges in the caller's transaction, in order, by the rules of POST /subnets/{id}/ranges:
+ * each subnet's row locked first (in id order, so two imports never wait on each other in a cycle), then each
+ * range checked against those before it. A range the subnet already has (the same start and end) is skipped.
+ */
+export async function importRanges(tx: Db, caller: Principal, items: ImportedRange[]): Promise<RowOutcome[]> {
+  const subnets = new Map<string, { id: string; network: string }>();
+  for (const id of [...new Set(items.map((item) => item.subnetId))].sort()) {
+    const subnet = await repo.lockSubnet(tx, caller.orgId, id);
+    if (subnet) subnets.set(id, subnet);
+  }
+  const outcomes: RowOutcome[] = [];
+  for (const { subnetId, input } of items) {
+    const subnet = subnets.get(subnetId);
+    if (!subnet) {
+      outcomes.push({ status: 'error', error: 'subnet: deleted or split while the import ran' });
+      continue;
+    }
+    const given = { ...input, description: input.description ?? '' };
+    const outcome = await orRowErrorAsync(async (): Promise<RowOutcome> => {
+      const normal = normalised(given, subnet.network);
+      const { overlapping } = await repo.neighboursOf(tx, subnet.id, normal.start, normal.end, null);
+      if (overlapping === `${normal.start}–${normal.end}`) {
+        return { status: 'skipped', error: `start: ${subnet.network} already has the range ${overlapping}` };
+      }
+      const values = await checked(tx, subnet, normal, null);
+      const { id } = orNotFound(await repo.insert(tx, caller.orgId, subnet.id, values), 'Subnet');
+      const changes = created(fieldsOf({ ...values, subnetId: subnet.id }));
+      await recordActivities(tx, caller, [{ action: 'import', resourceType: 'range', resourceId: id, changes }]);
+      return { status: 'created', id };
+    });
+    outcomes.push(outcome);
+  }
+  return outcomes;
 }
 
 /** The subnet's ranges as address ranges (for the free-address searches), and the one `rangeId` names. */

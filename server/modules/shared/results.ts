@@ -34,6 +34,16 @@ export function orRowError<T>(compute: () => T): T | RowOutcome {
   }
 }
 
+/** A row's outcome, or the error outcome for the 4xx its (asynchronous) computation throws. */
+export async function orRowErrorAsync(compute: () => Promise<RowOutcome>): Promise<RowOutcome> {
+  try {
+    return await compute();
+  } catch (error) {
+    if (error instanceof HttpError) return { status: 'error', error: error.message };
+    throw error;
+  }
+}
+
 export const isRowOutcome = (value: unknown): value is RowOutcome =>
   typeof value === 'object' && value !== null && 'status' in value && 'error' in value;
 

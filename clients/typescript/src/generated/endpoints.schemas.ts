@@ -2418,6 +2418,83 @@ export interface ImportAddressesResponse {
 }
 
 /**
+ * One IP range to import into an existing subnet
+ */
+export interface ImportRangeRow {
+  /** CIDR of an existing subnet of the organisation that holds the range */
+  subnet: string;
+  /**
+   * VRF of the subnet, by name; "" for the global space; omitted: the only subnet with this CIDR
+   * @maxLength 200
+   */
+  vrf?: string;
+  /** First address of the range, inside the subnet */
+  start: string;
+  /** Last address of the range (included), inside the subnet, not before start */
+  end: string;
+  role: RangeRole;
+  /**
+   * Free-text description, e.g. Office DHCP pool
+   * @maxLength 1000
+   */
+  description?: string;
+}
+
+/**
+ * IP ranges to import (body at most 10 MB)
+ */
+export interface ImportRangesBody {
+  /**
+   * Rows to import, 1 to 1,000, processed in order
+   * @minItems 1
+   * @maxItems 1000
+   */
+  ranges: ImportRangeRow[];
+}
+
+/**
+ * `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)
+ */
+export type ImportRangeResultStatus = (typeof ImportRangeResultStatus)[keyof typeof ImportRangeResultStatus];
+
+export const ImportRangeResultStatus = {
+  created: 'created',
+  skipped: 'skipped',
+  error: 'error',
+} as const;
+
+/**
+ * Outcome of one range row
+ */
+export interface ImportRangeResult {
+  /**
+   * Position of the row in the request, from 1
+   * @minimum 1
+   */
+  row: number;
+  /** `created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached) */
+  status: ImportRangeResultStatus;
+  /**
+   * Id of the created object; null when skipped or errored
+   * @nullable
+   */
+  id: string | null;
+  /** The row’s first address */
+  start: string;
+  /** Why the row was skipped or errored; omitted when created */
+  error?: string;
+}
+
+/**
+ * Per-row outcome and totals of a range import
+ */
+export interface ImportRangesResponse {
+  /** One entry per row, in request order */
+  results: ImportRangeResult[];
+  summary: ImportSummary;
+}
+
+/**
  * A matching subnet
  */
 export interface SearchSubnetHit {
@@ -3799,6 +3876,20 @@ export const ImportAddressesDryRun = {
   false: 'false',
 } as const;
 
+export type ImportRangesParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: ImportRangesDryRun;
+};
+
+export type ImportRangesDryRun = (typeof ImportRangesDryRun)[keyof typeof ImportRangesDryRun];
+
+export const ImportRangesDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
 export type ExportSubnetsParams = {
   /**
    * Export only the subnets of this folder
@@ -3809,6 +3900,13 @@ export type ExportSubnetsParams = {
 export type ExportAddressesParams = {
   /**
    * Export only the addresses of this subnet; omit for all
+   */
+  subnet_id?: string;
+};
+
+export type ExportRangesParams = {
+  /**
+   * Export only the ranges of this subnet; omit for all
    */
   subnet_id?: string;
 };

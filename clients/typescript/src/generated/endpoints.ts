@@ -52,6 +52,7 @@ import type {
   DeleteSubnetParams,
   ExportActivityParams,
   ExportAddressesParams,
+  ExportRangesParams,
   ExportSubnetsParams,
   Folder,
   GetSubnetFirstFreeIpParams,
@@ -59,6 +60,9 @@ import type {
   ImportAddressesBody,
   ImportAddressesParams,
   ImportAddressesResponse,
+  ImportRangesBody,
+  ImportRangesParams,
+  ImportRangesResponse,
   ImportSubnetsBody,
   ImportSubnetsParams,
   ImportSubnetsResponse,
@@ -6589,6 +6593,114 @@ export const importAddresses = async (
   });
 };
 
+export type importRangesResponse200 = {
+  data: ImportRangesResponse;
+  status: 200;
+};
+
+export type importRangesResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type importRangesResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type importRangesResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type importRangesResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type importRangesResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type importRangesResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type importRangesResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
+export type importRangesResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type importRangesResponseSuccess = importRangesResponse200 & {
+  headers: Headers;
+};
+export type importRangesResponseError = (
+  | importRangesResponse400
+  | importRangesResponse401
+  | importRangesResponse403
+  | importRangesResponse409
+  | importRangesResponse413
+  | importRangesResponse415
+  | importRangesResponse422
+  | importRangesResponse429
+) & {
+  headers: Headers;
+};
+
+export type importRangesResponse = importRangesResponseSuccess | importRangesResponseError;
+
+export const getImportRangesUrl = (params?: ImportRangesParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/import/ranges?${stringifiedParams}` : `/api/v1/import/ranges`;
+};
+
+/**
+ * Creates up to 1,000 IP ranges in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) and `vrf`, as the address import finds it, through the rules of `POST /subnets/{id}/ranges`. Every row gets a result: `created`; `skipped` for a range the subnet already has (the same start and end); `error` with the reason for an invalid row, a subnet that does not exist or is ambiguous, a range outside it, overlapping another (an earlier row’s included), or past the most ranges a subnet holds. Rows imported are kept (no rollback). Each created range gets an `import` activity entry.
+ * @summary Import IP ranges
+ */
+export const importRanges = async (
+  importRangesBody: ImportRangesBody,
+  params?: ImportRangesParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<importRangesResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<importRangesResponse>(getImportRangesUrl(params), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(importRangesBody),
+  });
+};
+
 export type exportSubnetsResponse200 = {
   data: string;
   status: 200;
@@ -6649,7 +6761,7 @@ export const getExportSubnetsUrl = (params?: ExportSubnetsParams) => {
 };
 
 /**
- * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows.
+ * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
  * @summary Export subnets as CSV
  */
 export const exportSubnets = async (
@@ -6722,7 +6834,7 @@ export const getExportAddressesUrl = (params?: ExportAddressesParams) => {
 };
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected), tags (names separated by commas); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
  * @summary Export addresses as CSV
  */
 export const exportAddresses = async (
@@ -6730,6 +6842,79 @@ export const exportAddresses = async (
   options?: Parameters<typeof ipamFetch>[1],
 ): Promise<exportAddressesResponse> => {
   return ipamFetch<exportAddressesResponse>(getExportAddressesUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type exportRangesResponse200 = {
+  data: string;
+  status: 200;
+};
+
+export type exportRangesResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type exportRangesResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type exportRangesResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type exportRangesResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type exportRangesResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type exportRangesResponseSuccess = exportRangesResponse200 & {
+  headers: Headers;
+};
+export type exportRangesResponseError = (
+  | exportRangesResponse400
+  | exportRangesResponse401
+  | exportRangesResponse403
+  | exportRangesResponse404
+  | exportRangesResponse429
+) & {
+  headers: Headers;
+};
+
+export type exportRangesResponse = exportRangesResponseSuccess | exportRangesResponseError;
+
+export const getExportRangesUrl = (params?: ExportRangesParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/export/ranges?${stringifiedParams}` : `/api/v1/export/ranges`;
+};
+
+/**
+ * All IP ranges of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: subnet (its CIDR), vrf (the subnet’s VRF, empty in the global space), start, end, role, description; rows in (VRF, subnet, start) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows are import rows of `POST /import/ranges` as they stand.
+ * @summary Export IP ranges as CSV
+ */
+export const exportRanges = async (
+  params?: ExportRangesParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<exportRangesResponse> => {
+  return ipamFetch<exportRangesResponse>(getExportRangesUrl(params), {
     ...options,
     method: 'GET',
   });

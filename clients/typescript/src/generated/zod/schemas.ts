@@ -4740,7 +4740,118 @@ export const ImportAddressesResponse = zod
   .describe('Per-row outcome and totals of an address import');
 
 /**
- * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows.
+ * Creates up to 1,000 IP ranges in one request (body at most 10 MB, else 413), in row order, each in the existing subnet given by its CIDR (`subnet`) and `vrf`, as the address import finds it, through the rules of `POST /subnets/{id}/ranges`. Every row gets a result: `created`; `skipped` for a range the subnet already has (the same start and end); `error` with the reason for an invalid row, a subnet that does not exist or is ambiguous, a range outside it, overlapping another (an earlier row’s included), or past the most ranges a subnet holds. Rows imported are kept (no rollback). Each created range gets an `import` activity entry.
+ * @summary Import IP ranges
+ */
+export const ImportRangesQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
+export const importRangesHeaderIdempotencyKeyMax = 255;
+
+export const importRangesHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const ImportRangesHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(importRangesHeaderIdempotencyKeyMax)
+    .regex(importRangesHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
+    ),
+});
+
+export const importRangesBodyRangesItemVrfMax = 200;
+
+export const importRangesBodyRangesItemDescriptionMax = 1000;
+
+export const importRangesBodyRangesMax = 1000;
+
+export const ImportRangesBody = zod
+  .object({
+    ranges: zod
+      .array(
+        zod
+          .object({
+            subnet: zod.string().describe('CIDR of an existing subnet of the organisation that holds the range'),
+            vrf: zod
+              .string()
+              .max(importRangesBodyRangesItemVrfMax)
+              .optional()
+              .describe('VRF of the subnet, by name; "" for the global space; omitted: the only subnet with this CIDR'),
+            start: zod.string().describe('First address of the range, inside the subnet'),
+            end: zod.string().describe('Last address of the range (included), inside the subnet, not before start'),
+            role: zod
+              .enum(['dhcp', 'reserved', 'static', 'other'])
+              .describe(
+                'What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other',
+              ),
+            description: zod
+              .string()
+              .max(importRangesBodyRangesItemDescriptionMax)
+              .optional()
+              .describe('Free-text description, e.g. Office DHCP pool'),
+          })
+          .strict()
+          .describe('One IP range to import into an existing subnet'),
+      )
+      .min(1)
+      .max(importRangesBodyRangesMax)
+      .describe('Rows to import, 1 to 1,000, processed in order'),
+  })
+  .strict()
+  .describe('IP ranges to import (body at most 10 MB)');
+
+export const importRangesResponseSummaryCreatedMin = 0;
+
+export const importRangesResponseSummarySkippedMin = 0;
+
+export const importRangesResponseSummaryErrorsMin = 0;
+
+export const ImportRangesResponse = zod
+  .object({
+    results: zod
+      .array(
+        zod
+          .object({
+            row: zod.number().int().min(1).describe('Position of the row in the request, from 1'),
+            status: zod
+              .enum(['created', 'skipped', 'error'])
+              .describe(
+                '`created`; `skipped`: already present (the same network in the same space, or an IP already assigned), nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a plan limit reached)',
+              ),
+            id: zod.string().uuid().nullable().describe('Id of the created object; null when skipped or errored'),
+            start: zod.string().describe('The row’s first address'),
+            error: zod.string().optional().describe('Why the row was skipped or errored; omitted when created'),
+          })
+          .describe('Outcome of one range row'),
+      )
+      .describe('One entry per row, in request order'),
+    summary: zod
+      .object({
+        created: zod.number().int().min(importRangesResponseSummaryCreatedMin).describe('Number of rows created'),
+        skipped: zod
+          .number()
+          .int()
+          .min(importRangesResponseSummarySkippedMin)
+          .describe('Number of rows skipped (already present)'),
+        errors: zod.number().int().min(importRangesResponseSummaryErrorsMin).describe('Number of rows that failed'),
+      })
+      .describe('Row counts by status'),
+  })
+  .describe('Per-row outcome and totals of a range import');
+
+/**
+ * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
  * @summary Export subnets as CSV
  */
 export const ExportSubnetsQueryParams = zod
@@ -4752,7 +4863,7 @@ export const ExportSubnetsQueryParams = zod
 export const ExportSubnetsResponse = zod.unknown();
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected), tags (names separated by commas); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
  * @summary Export addresses as CSV
  */
 export const ExportAddressesQueryParams = zod
@@ -4762,6 +4873,18 @@ export const ExportAddressesQueryParams = zod
   .strict();
 
 export const ExportAddressesResponse = zod.unknown();
+
+/**
+ * All IP ranges of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: subnet (its CIDR), vrf (the subnet’s VRF, empty in the global space), start, end, role, description; rows in (VRF, subnet, start) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows are import rows of `POST /import/ranges` as they stand.
+ * @summary Export IP ranges as CSV
+ */
+export const ExportRangesQueryParams = zod
+  .object({
+    subnet_id: zod.string().uuid().optional().describe('Export only the ranges of this subnet; omit for all'),
+  })
+  .strict();
+
+export const ExportRangesResponse = zod.unknown();
 
 /**
  * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
