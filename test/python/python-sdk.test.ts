@@ -17,7 +17,8 @@ import { startTestServer, type TestOrg, type TestServer } from '../support/serve
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const python = process.env.PYTHON ?? '/usr/bin/python3';
 const hasPytest = spawnSync(python, ['-c', 'import pytest'], { stdio: 'ignore' }).status === 0;
-const skipped = process.env.CI || hasPytest ? '' : ` (skipped: ${python} has no pytest: apt-get install python3-pytest)`;
+const skipped =
+  process.env.CI || hasPytest ? '' : ` (skipped: ${python} has no pytest: apt-get install python3-pytest)`;
 if (skipped) console.warn(`Python SDK not tested${skipped}`);
 
 /** The zone of the network tools' resolvers: what the SDK's tool calls look up. */
@@ -103,19 +104,30 @@ describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () 
   });
 
   it('pytest test/python passes', async () => {
-    const child = spawn(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test/python'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PYTHONPATH: `${root}clients/python`,
-        PYTHONDONTWRITEBYTECODE: '1',
-        IPAM_TEST_BASE_URL: server.url,
-        IPAM_TEST_CONTROL_URL: controlUrl,
-        IPAM_TEST_STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-        IPAM_TEST_STRIPE_PRICES: JSON.stringify(stripe.prices),
+    const child = spawn(
+      python,
+      [
+        '-m',
+        'pytest',
+        '-q',
+        '-p',
+        'no:cacheprovider',
+        ...(process.env.PYTEST_ARGS ? process.env.PYTEST_ARGS.split(' ') : ['test/python']),
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          PYTHONPATH: `${root}clients/python`,
+          PYTHONDONTWRITEBYTECODE: '1',
+          IPAM_TEST_BASE_URL: server.url,
+          IPAM_TEST_CONTROL_URL: controlUrl,
+          IPAM_TEST_STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+          IPAM_TEST_STRIPE_PRICES: JSON.stringify(stripe.prices),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;
