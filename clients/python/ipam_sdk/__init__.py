@@ -10,6 +10,7 @@ keys), typed errors, pagination and webhook verification.
 """
 
 from ._client import AsyncIpam, Ipam, ResponseInfo, retry_delay, should_retry_status
+from ._generated import models as _models
 from ._generated.models import *
 from ._generated.resources import OPERATIONS
 from ._operation import OperationSpec, Redirect
@@ -41,3 +42,41 @@ from .errors import (
 from .webhooks import WebhookSignatureError, sign_webhook, verify_webhook
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "ApiConnectionError",
+    "ApiError",
+    "ApiTimeoutError",
+    "AsyncIpam",
+    "AuthenticationError",
+    "BadGatewayError",
+    "BadRequestError",
+    "ConflictError",
+    "CursorExpiredError",
+    "InternalServerError",
+    "Ipam",
+    "ModelError",
+    "NotFoundError",
+    "NotImplementedApiError",
+    "NotModified",
+    "OPERATIONS",
+    "OperationSpec",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "PlanLimitError",
+    "PreconditionFailedError",
+    "RateLimitError",
+    "RateLimitInfo",
+    "Redirect",
+    "ResponseInfo",
+    "ServiceUnavailableError",
+    "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
+    "WebhookSignatureError",
+    "api_error_for",
+    "retry_delay",
+    "should_retry_status",
+    "sign_webhook",
+    "verify_webhook",
+]
+__all__ += _models.__all__
