@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import os
 import subprocess
 import sys
 import tempfile
@@ -34,12 +35,16 @@ def test_mypy_strict_accepts_the_package_and_its_examples() -> None:
 
 
 def test_pip_installs_it_offline_into_a_fresh_environment() -> None:
+    # The tests run with clients/python on PYTHONPATH: the fresh environment must not see it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with tempfile.TemporaryDirectory() as scratch:
         venv = Path(scratch) / "venv"
         # Debian's setuptools from the system (no index, no build isolation): an offline install.
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation"]
-        subprocess.run(pip + [str(PACKAGE)], check=True, capture_output=True, cwd=scratch)
+        subprocess.run(pip + [str(PACKAGE)], check=True, capture_output=True, cwd=scratch, env=env)
         probe = "import ipam_sdk, importlib.resources as r; print(ipam_sdk.__file__, r.files('ipam_sdk').joinpath('py.typed').is_file())"
-        done = subprocess.run([str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True, cwd=scratch)
+        done = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True, cwd=scratch, env=env
+        )
         assert str(venv) in done.stdout and done.stdout.strip().endswith("True")
