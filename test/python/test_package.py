@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,10 @@ def test_pip_installs_it_offline_into_a_fresh_environment() -> None:
         # Debian's setuptools from the system (no index, no build isolation): an offline install.
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation"]
-        subprocess.run(pip + [str(PACKAGE)], check=True, capture_output=True, cwd=scratch, env=env)
+        # From a copy: setuptools builds in the source tree (build/, *.egg-info), which stays clean so.
+        source = Path(scratch) / "ipam-sdk"
+        shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", ".mypy_cache"))
+        subprocess.run(pip + [str(source)], check=True, capture_output=True, cwd=scratch, env=env)
         probe = "import ipam_sdk, importlib.resources as r; print(ipam_sdk.__file__, r.files('ipam_sdk').joinpath('py.typed').is_file())"
         done = subprocess.run(
             [str(venv / "bin" / "python"), "-c", probe], check=True, capture_output=True, text=True, cwd=scratch, env=env
