@@ -123,9 +123,28 @@ def test_identity_keys_team_activity_changes_search(ipam: Ipam, org: Dict[str, A
     assert [hit.id for hit in ipam.search.query(q="findme").subnets] == [subnet.id]
 
 
+def test_tags(ipam: Ipam) -> None:
+    tag = ipam.tags.create({"name": "edge", "colour": "#2E7D32"})
+    assert isinstance(tag, sdk.Tag) and tag.colour == "#2e7d32"
+    assert [t.name for t in ipam.tags.list()] == ["edge"]
+    assert ipam.tags.get(tag.id) == tag
+    subnet = subnet_of(ipam.subnets.create({"network": "10.44.0.0/24", "tags": ["edge"]}))
+    assert subnet.tags == ["edge"]
+    assert [s.id for s in ipam.subnets.list(tag="edge")] == [subnet.id]
+    assert ipam.tags.update(tag.id, {"name": "border"}).name == "border"
+    assert ipam.subnets.get(subnet.id).tags == ["border"]
+    ipam.tags.delete(tag.id)
+    assert ipam.subnets.get(subnet.id).tags is None
+
+
 def test_import_export(ipam: Ipam) -> None:
     imported = ipam.import_export.import_subnets({"subnets": [{"network": "172.16.0.0/24", "name": "imported"}]})
     assert imported.summary.created == 1
+    ranges = ipam.import_export.import_ranges(
+        {"ranges": [{"subnet": "172.16.0.0/24", "start": "172.16.0.100", "end": "172.16.0.149", "role": "dhcp"}]}
+    )
+    assert ranges.summary.created == 1 and ranges.results[0].start == "172.16.0.100"
+    assert "172.16.0.100,172.16.0.149,dhcp" in ipam.import_export.export_ranges()
     rows = ipam.import_export.import_addresses({"addresses": [{"ip": "172.16.0.5", "subnet": "172.16.0.0/24"}]})
     assert rows.summary.created == 1
     assert "172.16.0.0/24" in ipam.import_export.export_subnets()

@@ -45,6 +45,7 @@ __all__ = [
     "CreateLocationBody",
     "CreateRangeBody",
     "CreateSubnetBody",
+    "CreateTagBody",
     "CreateTeamInvitationBody",
     "CreateVlanBody",
     "CreateVrfBody",
@@ -55,6 +56,10 @@ __all__ = [
     "ImportAddressRow",
     "ImportAddressesBody",
     "ImportAddressesResponse",
+    "ImportRangeResult",
+    "ImportRangeRow",
+    "ImportRangesBody",
+    "ImportRangesResponse",
     "ImportSubnetResult",
     "ImportSubnetRow",
     "ImportSubnetsBody",
@@ -93,6 +98,7 @@ __all__ = [
     "SubnetSplitEventData",
     "SubnetSplitPart",
     "SubnetUsage",
+    "Tag",
     "TeamInvitation",
     "TeamMember",
     "ToolsAsnLookup",
@@ -128,6 +134,7 @@ __all__ = [
     "UpdateLocationBody",
     "UpdateRangeBody",
     "UpdateSubnetBody",
+    "UpdateTagBody",
     "UpdateTeamMemberBody",
     "UpdateVlanBody",
     "UpdateVrfBody",
@@ -340,6 +347,8 @@ class Folder:
     sort_order: int
     #: RFC 3339 UTC timestamp
     created_at: datetime
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class _CreateFolderBodyRequired(TypedDict):
@@ -353,6 +362,9 @@ class CreateFolderBody(_CreateFolderBodyRequired, total=False):
     description: str
     #: Ordering hint for clients
     sort_order: int
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 class UpdateFolderBody(TypedDict, total=False):
@@ -363,6 +375,9 @@ class UpdateFolderBody(TypedDict, total=False):
     description: str
     #: Ordering hint for clients
     sort_order: int
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -420,6 +435,8 @@ class Subnet:
     vrf_name: Optional[str] = None
     #: Resolved location name; omitted when unset
     location_name: Optional[str] = None
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -457,6 +474,9 @@ class CreateSubnetBody(_CreateSubnetBodyRequired, total=False):
     tracked: bool
     #: Whether the subnet is included in periodic reachability scans
     scan_enabled: bool
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -529,6 +549,8 @@ class SubnetDetail:
     vrf_name: Optional[str] = None
     #: Resolved location name; omitted when unset
     location_name: Optional[str] = None
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -609,6 +631,9 @@ class UpdateSubnetBody(TypedDict, total=False):
     dns_primary: Optional[str]
     #: Secondary DNS server IP; null clears
     dns_secondary: Optional[str]
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -707,6 +732,9 @@ class AllocateAddressesBody(TypedDict, total=False):
     status: Literal["assigned", "reserved", "d-dhcp", "m-dhcp", "gateway"]
     #: Person or team responsible
     owner: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -751,6 +779,8 @@ class Address:
     updated_at: datetime
     #: Reverse DNS name; omitted when unset
     ptr_record: Optional[str] = None
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -811,6 +841,9 @@ class CreateAddressBody(_CreateAddressBodyRequired, total=False):
     status: Literal["assigned", "reserved", "d-dhcp", "m-dhcp", "gateway"]
     #: Person or team responsible
     owner: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -884,6 +917,9 @@ class UpdateAddressBody(TypedDict, total=False):
     status: AddressStatus
     #: Person or team responsible
     owner: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -907,6 +943,8 @@ class VlanListItem:
     created_at: datetime
     #: Subnets assigned to this VLAN
     subnet_count: int
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class _CreateVlanBodyRequired(TypedDict):
@@ -922,6 +960,9 @@ class CreateVlanBody(_CreateVlanBodyRequired, total=False):
     description: str
     #: Location of the VLAN
     location_id: Optional[str]
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -939,6 +980,8 @@ class Vlan:
     location_id: Optional[str]
     #: RFC 3339 UTC timestamp
     created_at: datetime
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class UpdateVlanBody(TypedDict, total=False):
@@ -951,6 +994,9 @@ class UpdateVlanBody(TypedDict, total=False):
     description: str
     #: Location of the VLAN; null clears it
     location_id: Optional[str]
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -968,6 +1014,8 @@ class VrfListItem:
     created_at: datetime
     #: Subnets in this VRF
     subnet_count: int
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class _CreateVrfBodyRequired(TypedDict):
@@ -981,6 +1029,9 @@ class CreateVrfBody(_CreateVrfBodyRequired, total=False):
     rd: str
     #: Free-text description of the VRF
     description: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -996,6 +1047,8 @@ class Vrf:
     description: str
     #: RFC 3339 UTC timestamp
     created_at: datetime
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class UpdateVrfBody(TypedDict, total=False):
@@ -1006,6 +1059,9 @@ class UpdateVrfBody(TypedDict, total=False):
     rd: str
     #: Free-text description of the VRF
     description: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -1023,6 +1079,8 @@ class LocationListItem:
     subnet_count: int
     #: VLANs at this location
     vlan_count: int
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class _CreateLocationBodyRequired(TypedDict):
@@ -1034,6 +1092,9 @@ class CreateLocationBody(_CreateLocationBodyRequired, total=False):
     """A new location"""
     #: Postal address
     address: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 @dataclass
@@ -1047,6 +1108,8 @@ class Location:
     address: str
     #: RFC 3339 UTC timestamp
     created_at: datetime
+    #: Names of the tags the resource carries; omitted when none
+    tags: Optional[List[str]] = None
 
 
 class UpdateLocationBody(TypedDict, total=False):
@@ -1055,6 +1118,9 @@ class UpdateLocationBody(TypedDict, total=False):
     name: str
     #: New postal or site address, e.g. Kruppstraße 121, 60388 Frankfurt
     address: str
+    #: Names of the organisation's tags (see /tags), at most 20, each once; an empty list removes every tag. A
+    #: name that is no tag of the organisation is a 400 naming it
+    tags: List[str]
 
 
 #: What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other
@@ -1112,6 +1178,46 @@ class UpdateRangeBody(TypedDict, total=False):
     #: What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other
     role: RangeRole
     #: Free-text description; empty clears it
+    description: str
+
+
+@dataclass
+class Tag:
+    """A label the organisation attaches to its resources"""
+    #: Unique id of the tag (UUID)
+    id: str
+    #: Name of the tag, unique in the organisation, e.g. production
+    name: str
+    #: Colour for display, #rrggbb
+    colour: str
+    #: Free-text description; empty when unset
+    description: str
+    #: RFC 3339 UTC timestamp
+    created_at: datetime
+    #: RFC 3339 UTC timestamp
+    updated_at: datetime
+
+
+class _CreateTagBodyRequired(TypedDict):
+    #: Tag name, unique in the organisation, at most 50 characters, no commas
+    name: str
+
+
+class CreateTagBody(_CreateTagBodyRequired, total=False):
+    """A new tag"""
+    #: Colour for display, #rrggbb (default #9e9e9e)
+    colour: str
+    #: Free text
+    description: str
+
+
+class UpdateTagBody(TypedDict, total=False):
+    """Only the fields given change"""
+    #: New name: every resource carrying the tag carries the new name
+    name: str
+    #: Colour for display, #rrggbb
+    colour: str
+    #: Free text; empty clears it
     description: str
 
 
@@ -1449,6 +1555,8 @@ class ImportSubnetRow(_ImportSubnetRowRequired, total=False):
     scan_enabled: bool
     #: false makes a structure-only container excluded from utilization
     tracked: bool
+    #: Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -1523,6 +1631,8 @@ class ImportAddressRow(_ImportAddressRowRequired, total=False):
     owner: str
     #: PTR (reverse DNS) name
     ptr_record: str
+    #: Tag names, at most 20; a tag the organisation lacks is created (within the plan's tag limit)
+    tags: List[str]
     #: Free-form object of string keys: at most 100 keys at the top level, objects and arrays nested at most 8
     #: levels deep (the object itself is the first), and at most 16384 bytes (16 KiB) as UTF-8 JSON; more is a
     #: 400 naming custom_fields
@@ -1557,6 +1667,57 @@ class ImportAddressesResponse:
     """Per-row outcome and totals of an address import"""
     #: One entry per row, in request order
     results: List[ImportAddressResult]
+    #: Row counts by status
+    summary: ImportSummary
+
+
+class _ImportRangeRowRequired(TypedDict):
+    #: CIDR of an existing subnet of the organisation that holds the range
+    subnet: str
+    #: First address of the range, inside the subnet
+    start: str
+    #: Last address of the range (included), inside the subnet, not before start
+    end: str
+    #: What the range is for: dhcp (a DHCP pool), reserved, static (statically assigned hosts) or other
+    role: RangeRole
+
+
+class ImportRangeRow(_ImportRangeRowRequired, total=False):
+    """One IP range to import into an existing subnet"""
+    #: VRF of the subnet, by name; "" for the global space; omitted: the only subnet with this CIDR
+    vrf: str
+    #: Free-text description, e.g. Office DHCP pool
+    description: str
+
+
+class ImportRangesBody(TypedDict):
+    """IP ranges to import (body at most 10 MB)"""
+    #: Rows to import, 1 to 1,000, processed in order
+    ranges: List[ImportRangeRow]
+
+
+@dataclass
+class ImportRangeResult:
+    """Outcome of one range row"""
+    #: Position of the row in the request, from 1
+    row: int
+    #: `created`; `skipped`: already present (the same network in the same space, or an IP already assigned),
+    #: nothing changed; `error`: not imported, see `error` (an invalid row, a subnet that does not exist, a
+    #: plan limit reached)
+    status: Literal["created", "skipped", "error"]
+    #: Id of the created object; null when skipped or errored
+    id: Optional[str]
+    #: The row’s first address
+    start: str
+    #: Why the row was skipped or errored; omitted when created
+    error: Optional[str] = None
+
+
+@dataclass
+class ImportRangesResponse:
+    """Per-row outcome and totals of a range import"""
+    #: One entry per row, in request order
+    results: List[ImportRangeResult]
     #: Row counts by status
     summary: ImportSummary
 
@@ -2165,7 +2326,7 @@ class PingEvent:
 WebhookEvent = Union[ResourceChangeEvent, SubnetSplitEvent, PingEvent]
 
 #: The dataclasses answers are read into, and the TypedDicts requests take (for tests and tools).
-DATACLASSES = (SignInMethods, SignInMethodsMagicLink, MessageResponse, ApiErrorBody, User, Organization, AuthMe, Folder, Subnet, SubnetChild, SubnetDetail, SubnetOverlapWarning, SubnetCreatedWithWarnings, SubnetOverlapSide, SubnetOverlap, SubnetDeletion, SubnetDeletionSubnetsItem, SubnetSplitPart, SubnetUsage, SubnetFirstFreeIp, SubnetFreeBlocks, Address, AddressBatchCreateResult, AddressBatchUpdateResult, AddressBatchDeleteResult, VlanListItem, Vlan, VrfListItem, Vrf, LocationListItem, Location, IpRange, Webhook, WebhookCreated, WebhookDelivery, WebhookTestResult, WebhookSecret, ApiKey, ApiKeyCreated, TeamMember, TeamInvitation, BillingUsage, BillingLimits, BillingPlan, BillingSessionUrl, CheckoutCooldownError, BillingStripeWebhookAck, ImportSubnetResult, ImportSummary, ImportSubnetsResponse, ImportAddressResult, ImportAddressesResponse, SearchSubnetHit, SearchAddressHit, SearchResults, ActivityEntry, ActivityList, ActivityFilters, Change, ChangePage, ToolsDnsResult, ToolsDnsLookup, ToolsDnsPropagationResult, ToolsDnsPropagation, ToolsRdnsName, ToolsRdnsLookup, ToolsWhoisLookup, ToolsSslCertificate, ToolsSslCheck, ToolsSpfMechanism, ToolsSpfCheck, ToolsDmarcCheck, ToolsBlacklistResult, ToolsBlacklistCheck, ToolsAsnLookup, ToolsHttp2Check, ToolsPingResult, ToolsPing, ToolsPortResult, ToolsPortScan, ToolsTracerouteHop, ToolsTraceroute, ToolsMyIp, ToolsRequestHeaders, ToolsSecurityHeader, ToolsSecurityChecklist, ToolsRemoteHeaders, ResourceChangeEvent, ResourceChangeEventData, SubnetSplitEvent, SubnetSplitEventData, PingEvent, PingEventData, )
-TYPED_DICTS = (AuthSendLinkBody, CreateFolderBody, UpdateFolderBody, CreateSubnetBody, UpdateSubnetBody, SplitSubnetBody, AllocateAddressesBody, AllocateSubnetsBody, CreateAddressBody, BatchCreateAddressesBody, BatchUpdateAddressesBody, BatchDeleteAddressesBody, UpdateAddressBody, CreateVlanBody, UpdateVlanBody, CreateVrfBody, UpdateVrfBody, CreateLocationBody, UpdateLocationBody, CreateRangeBody, UpdateRangeBody, CreateWebhookBody, UpdateWebhookBody, CreateApiKeyBody, UpdateTeamMemberBody, CreateTeamInvitationBody, BillingCheckoutBody, BillingOrgNameBody, BillingStripeEvent, BillingStripeEventData, ImportSubnetRow, ImportSubnetsBody, ImportAddressRow, ImportAddressesBody, )
+DATACLASSES = (SignInMethods, SignInMethodsMagicLink, MessageResponse, ApiErrorBody, User, Organization, AuthMe, Folder, Subnet, SubnetChild, SubnetDetail, SubnetOverlapWarning, SubnetCreatedWithWarnings, SubnetOverlapSide, SubnetOverlap, SubnetDeletion, SubnetDeletionSubnetsItem, SubnetSplitPart, SubnetUsage, SubnetFirstFreeIp, SubnetFreeBlocks, Address, AddressBatchCreateResult, AddressBatchUpdateResult, AddressBatchDeleteResult, VlanListItem, Vlan, VrfListItem, Vrf, LocationListItem, Location, IpRange, Tag, Webhook, WebhookCreated, WebhookDelivery, WebhookTestResult, WebhookSecret, ApiKey, ApiKeyCreated, TeamMember, TeamInvitation, BillingUsage, BillingLimits, BillingPlan, BillingSessionUrl, CheckoutCooldownError, BillingStripeWebhookAck, ImportSubnetResult, ImportSummary, ImportSubnetsResponse, ImportAddressResult, ImportAddressesResponse, ImportRangeResult, ImportRangesResponse, SearchSubnetHit, SearchAddressHit, SearchResults, ActivityEntry, ActivityList, ActivityFilters, Change, ChangePage, ToolsDnsResult, ToolsDnsLookup, ToolsDnsPropagationResult, ToolsDnsPropagation, ToolsRdnsName, ToolsRdnsLookup, ToolsWhoisLookup, ToolsSslCertificate, ToolsSslCheck, ToolsSpfMechanism, ToolsSpfCheck, ToolsDmarcCheck, ToolsBlacklistResult, ToolsBlacklistCheck, ToolsAsnLookup, ToolsHttp2Check, ToolsPingResult, ToolsPing, ToolsPortResult, ToolsPortScan, ToolsTracerouteHop, ToolsTraceroute, ToolsMyIp, ToolsRequestHeaders, ToolsSecurityHeader, ToolsSecurityChecklist, ToolsRemoteHeaders, ResourceChangeEvent, ResourceChangeEventData, SubnetSplitEvent, SubnetSplitEventData, PingEvent, PingEventData, )
+TYPED_DICTS = (AuthSendLinkBody, CreateFolderBody, UpdateFolderBody, CreateSubnetBody, UpdateSubnetBody, SplitSubnetBody, AllocateAddressesBody, AllocateSubnetsBody, CreateAddressBody, BatchCreateAddressesBody, BatchUpdateAddressesBody, BatchDeleteAddressesBody, UpdateAddressBody, CreateVlanBody, UpdateVlanBody, CreateVrfBody, UpdateVrfBody, CreateLocationBody, UpdateLocationBody, CreateRangeBody, UpdateRangeBody, CreateTagBody, UpdateTagBody, CreateWebhookBody, UpdateWebhookBody, CreateApiKeyBody, UpdateTeamMemberBody, CreateTeamInvitationBody, BillingCheckoutBody, BillingOrgNameBody, BillingStripeEvent, BillingStripeEventData, ImportSubnetRow, ImportSubnetsBody, ImportAddressRow, ImportAddressesBody, ImportRangeRow, ImportRangesBody, )
 #: The document's name of each model of a component schema.
-SCHEMA_NAMES: Dict[str, str] = {"SignInMethods": "SignInMethods", "AuthSendLinkBody": "AuthSendLinkBody", "AuthSendLinkBody": "AuthSendLinkBody", "MessageResponse": "MessageResponse", "ApiErrorBody": "ApiError", "User": "User", "Organization": "Organization", "AuthMe": "AuthMe", "Folder": "Folder", "CreateFolderBody": "CreateFolderBody", "CreateFolderBody": "CreateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "Subnet": "Subnet", "CreateSubnetBody": "CreateSubnetBody", "CreateSubnetBody": "CreateSubnetBody", "SubnetChild": "SubnetChild", "SubnetDetail": "SubnetDetail", "SubnetOverlapWarning": "SubnetOverlapWarning", "SubnetCreatedWithWarnings": "SubnetCreatedWithWarnings", "SubnetOverlapSide": "SubnetOverlapSide", "SubnetOverlap": "SubnetOverlap", "UpdateSubnetBody": "UpdateSubnetBody", "UpdateSubnetBody": "UpdateSubnetBody", "SubnetDeletion": "SubnetDeletion", "SplitSubnetBody": "SplitSubnetBody", "SplitSubnetBody": "SplitSubnetBody", "SubnetSplitPart": "SubnetSplitPart", "SubnetUsage": "SubnetUsage", "SubnetFirstFreeIp": "SubnetFirstFreeIp", "SubnetFreeBlocks": "SubnetFreeBlocks", "AllocateAddressesBody": "AllocateAddressesBody", "AllocateAddressesBody": "AllocateAddressesBody", "Address": "Address", "AllocateSubnetsBody": "AllocateSubnetsBody", "AllocateSubnetsBody": "AllocateSubnetsBody", "CreateAddressBody": "CreateAddressBody", "CreateAddressBody": "CreateAddressBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "AddressBatchCreateResult": "AddressBatchCreateResult", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "AddressBatchUpdateResult": "AddressBatchUpdateResult", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "AddressBatchDeleteResult": "AddressBatchDeleteResult", "UpdateAddressBody": "UpdateAddressBody", "UpdateAddressBody": "UpdateAddressBody", "VlanListItem": "VlanListItem", "CreateVlanBody": "CreateVlanBody", "CreateVlanBody": "CreateVlanBody", "Vlan": "Vlan", "UpdateVlanBody": "UpdateVlanBody", "UpdateVlanBody": "UpdateVlanBody", "VrfListItem": "VrfListItem", "CreateVrfBody": "CreateVrfBody", "CreateVrfBody": "CreateVrfBody", "Vrf": "Vrf", "UpdateVrfBody": "UpdateVrfBody", "UpdateVrfBody": "UpdateVrfBody", "LocationListItem": "LocationListItem", "CreateLocationBody": "CreateLocationBody", "CreateLocationBody": "CreateLocationBody", "Location": "Location", "UpdateLocationBody": "UpdateLocationBody", "UpdateLocationBody": "UpdateLocationBody", "IpRange": "IpRange", "CreateRangeBody": "CreateRangeBody", "CreateRangeBody": "CreateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "Webhook": "Webhook", "CreateWebhookBody": "CreateWebhookBody", "CreateWebhookBody": "CreateWebhookBody", "WebhookCreated": "WebhookCreated", "UpdateWebhookBody": "UpdateWebhookBody", "UpdateWebhookBody": "UpdateWebhookBody", "WebhookDelivery": "WebhookDelivery", "WebhookTestResult": "WebhookTestResult", "WebhookSecret": "WebhookSecret", "ApiKey": "ApiKey", "CreateApiKeyBody": "CreateApiKeyBody", "CreateApiKeyBody": "CreateApiKeyBody", "ApiKeyCreated": "ApiKeyCreated", "TeamMember": "TeamMember", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "TeamInvitation": "TeamInvitation", "BillingUsage": "BillingUsage", "BillingLimits": "BillingLimits", "BillingPlan": "BillingPlan", "BillingCheckoutBody": "BillingCheckoutBody", "BillingCheckoutBody": "BillingCheckoutBody", "BillingSessionUrl": "BillingSessionUrl", "CheckoutCooldownError": "CheckoutCooldownError", "BillingOrgNameBody": "BillingOrgNameBody", "BillingOrgNameBody": "BillingOrgNameBody", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeWebhookAck": "BillingStripeWebhookAck", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetResult": "ImportSubnetResult", "ImportSummary": "ImportSummary", "ImportSubnetsResponse": "ImportSubnetsResponse", "ImportAddressRow": "ImportAddressRow", "ImportAddressRow": "ImportAddressRow", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressResult": "ImportAddressResult", "ImportAddressesResponse": "ImportAddressesResponse", "SearchSubnetHit": "SearchSubnetHit", "SearchAddressHit": "SearchAddressHit", "SearchResults": "SearchResults", "ActivityEntry": "ActivityEntry", "ActivityList": "ActivityList", "ActivityFilters": "ActivityFilters", "Change": "Change", "ChangePage": "ChangePage", "ToolsDnsResult": "ToolsDnsResult", "ToolsDnsLookup": "ToolsDnsLookup", "ToolsDnsPropagationResult": "ToolsDnsPropagationResult", "ToolsDnsPropagation": "ToolsDnsPropagation", "ToolsRdnsName": "ToolsRdnsName", "ToolsRdnsLookup": "ToolsRdnsLookup", "ToolsWhoisLookup": "ToolsWhoisLookup", "ToolsSslCertificate": "ToolsSslCertificate", "ToolsSslCheck": "ToolsSslCheck", "ToolsSpfMechanism": "ToolsSpfMechanism", "ToolsSpfCheck": "ToolsSpfCheck", "ToolsDmarcCheck": "ToolsDmarcCheck", "ToolsBlacklistResult": "ToolsBlacklistResult", "ToolsBlacklistCheck": "ToolsBlacklistCheck", "ToolsAsnLookup": "ToolsAsnLookup", "ToolsHttp2Check": "ToolsHttp2Check", "ToolsPingResult": "ToolsPingResult", "ToolsPing": "ToolsPing", "ToolsPortResult": "ToolsPortResult", "ToolsPortScan": "ToolsPortScan", "ToolsTracerouteHop": "ToolsTracerouteHop", "ToolsTraceroute": "ToolsTraceroute", "ToolsMyIp": "ToolsMyIp", "ToolsRequestHeaders": "ToolsRequestHeaders", "ToolsSecurityHeader": "ToolsSecurityHeader", "ToolsSecurityChecklist": "ToolsSecurityChecklist", "ToolsRemoteHeaders": "ToolsRemoteHeaders", "ResourceChangeEvent": "ResourceChangeEvent", "SubnetSplitEvent": "SubnetSplitEvent", "PingEvent": "PingEvent"}
+SCHEMA_NAMES: Dict[str, str] = {"SignInMethods": "SignInMethods", "AuthSendLinkBody": "AuthSendLinkBody", "AuthSendLinkBody": "AuthSendLinkBody", "MessageResponse": "MessageResponse", "ApiErrorBody": "ApiError", "User": "User", "Organization": "Organization", "AuthMe": "AuthMe", "Folder": "Folder", "CreateFolderBody": "CreateFolderBody", "CreateFolderBody": "CreateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "Subnet": "Subnet", "CreateSubnetBody": "CreateSubnetBody", "CreateSubnetBody": "CreateSubnetBody", "SubnetChild": "SubnetChild", "SubnetDetail": "SubnetDetail", "SubnetOverlapWarning": "SubnetOverlapWarning", "SubnetCreatedWithWarnings": "SubnetCreatedWithWarnings", "SubnetOverlapSide": "SubnetOverlapSide", "SubnetOverlap": "SubnetOverlap", "UpdateSubnetBody": "UpdateSubnetBody", "UpdateSubnetBody": "UpdateSubnetBody", "SubnetDeletion": "SubnetDeletion", "SplitSubnetBody": "SplitSubnetBody", "SplitSubnetBody": "SplitSubnetBody", "SubnetSplitPart": "SubnetSplitPart", "SubnetUsage": "SubnetUsage", "SubnetFirstFreeIp": "SubnetFirstFreeIp", "SubnetFreeBlocks": "SubnetFreeBlocks", "AllocateAddressesBody": "AllocateAddressesBody", "AllocateAddressesBody": "AllocateAddressesBody", "Address": "Address", "AllocateSubnetsBody": "AllocateSubnetsBody", "AllocateSubnetsBody": "AllocateSubnetsBody", "CreateAddressBody": "CreateAddressBody", "CreateAddressBody": "CreateAddressBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "AddressBatchCreateResult": "AddressBatchCreateResult", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "AddressBatchUpdateResult": "AddressBatchUpdateResult", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "AddressBatchDeleteResult": "AddressBatchDeleteResult", "UpdateAddressBody": "UpdateAddressBody", "UpdateAddressBody": "UpdateAddressBody", "VlanListItem": "VlanListItem", "CreateVlanBody": "CreateVlanBody", "CreateVlanBody": "CreateVlanBody", "Vlan": "Vlan", "UpdateVlanBody": "UpdateVlanBody", "UpdateVlanBody": "UpdateVlanBody", "VrfListItem": "VrfListItem", "CreateVrfBody": "CreateVrfBody", "CreateVrfBody": "CreateVrfBody", "Vrf": "Vrf", "UpdateVrfBody": "UpdateVrfBody", "UpdateVrfBody": "UpdateVrfBody", "LocationListItem": "LocationListItem", "CreateLocationBody": "CreateLocationBody", "CreateLocationBody": "CreateLocationBody", "Location": "Location", "UpdateLocationBody": "UpdateLocationBody", "UpdateLocationBody": "UpdateLocationBody", "IpRange": "IpRange", "CreateRangeBody": "CreateRangeBody", "CreateRangeBody": "CreateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "Tag": "Tag", "CreateTagBody": "CreateTagBody", "CreateTagBody": "CreateTagBody", "UpdateTagBody": "UpdateTagBody", "UpdateTagBody": "UpdateTagBody", "Webhook": "Webhook", "CreateWebhookBody": "CreateWebhookBody", "CreateWebhookBody": "CreateWebhookBody", "WebhookCreated": "WebhookCreated", "UpdateWebhookBody": "UpdateWebhookBody", "UpdateWebhookBody": "UpdateWebhookBody", "WebhookDelivery": "WebhookDelivery", "WebhookTestResult": "WebhookTestResult", "WebhookSecret": "WebhookSecret", "ApiKey": "ApiKey", "CreateApiKeyBody": "CreateApiKeyBody", "CreateApiKeyBody": "CreateApiKeyBody", "ApiKeyCreated": "ApiKeyCreated", "TeamMember": "TeamMember", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "TeamInvitation": "TeamInvitation", "BillingUsage": "BillingUsage", "BillingLimits": "BillingLimits", "BillingPlan": "BillingPlan", "BillingCheckoutBody": "BillingCheckoutBody", "BillingCheckoutBody": "BillingCheckoutBody", "BillingSessionUrl": "BillingSessionUrl", "CheckoutCooldownError": "CheckoutCooldownError", "BillingOrgNameBody": "BillingOrgNameBody", "BillingOrgNameBody": "BillingOrgNameBody", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeWebhookAck": "BillingStripeWebhookAck", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetResult": "ImportSubnetResult", "ImportSummary": "ImportSummary", "ImportSubnetsResponse": "ImportSubnetsResponse", "ImportAddressRow": "ImportAddressRow", "ImportAddressRow": "ImportAddressRow", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressResult": "ImportAddressResult", "ImportAddressesResponse": "ImportAddressesResponse", "ImportRangeRow": "ImportRangeRow", "ImportRangeRow": "ImportRangeRow", "ImportRangesBody": "ImportRangesBody", "ImportRangesBody": "ImportRangesBody", "ImportRangeResult": "ImportRangeResult", "ImportRangesResponse": "ImportRangesResponse", "SearchSubnetHit": "SearchSubnetHit", "SearchAddressHit": "SearchAddressHit", "SearchResults": "SearchResults", "ActivityEntry": "ActivityEntry", "ActivityList": "ActivityList", "ActivityFilters": "ActivityFilters", "Change": "Change", "ChangePage": "ChangePage", "ToolsDnsResult": "ToolsDnsResult", "ToolsDnsLookup": "ToolsDnsLookup", "ToolsDnsPropagationResult": "ToolsDnsPropagationResult", "ToolsDnsPropagation": "ToolsDnsPropagation", "ToolsRdnsName": "ToolsRdnsName", "ToolsRdnsLookup": "ToolsRdnsLookup", "ToolsWhoisLookup": "ToolsWhoisLookup", "ToolsSslCertificate": "ToolsSslCertificate", "ToolsSslCheck": "ToolsSslCheck", "ToolsSpfMechanism": "ToolsSpfMechanism", "ToolsSpfCheck": "ToolsSpfCheck", "ToolsDmarcCheck": "ToolsDmarcCheck", "ToolsBlacklistResult": "ToolsBlacklistResult", "ToolsBlacklistCheck": "ToolsBlacklistCheck", "ToolsAsnLookup": "ToolsAsnLookup", "ToolsHttp2Check": "ToolsHttp2Check", "ToolsPingResult": "ToolsPingResult", "ToolsPing": "ToolsPing", "ToolsPortResult": "ToolsPortResult", "ToolsPortScan": "ToolsPortScan", "ToolsTracerouteHop": "ToolsTracerouteHop", "ToolsTraceroute": "ToolsTraceroute", "ToolsMyIp": "ToolsMyIp", "ToolsRequestHeaders": "ToolsRequestHeaders", "ToolsSecurityHeader": "ToolsSecurityHeader", "ToolsSecurityChecklist": "ToolsSecurityChecklist", "ToolsRemoteHeaders": "ToolsRemoteHeaders", "ResourceChangeEvent": "ResourceChangeEvent", "SubnetSplitEvent": "SubnetSplitEvent", "PingEvent": "PingEvent"}

@@ -64,6 +64,11 @@ OPERATIONS: Dict[str, OperationSpec] = {
     "createSubnetRange": OperationSpec("createSubnetRange", "POST", "/api/v1/subnets/{id}/ranges", "ranges", "create", {"201": "IpRange"}),
     "updateRange": OperationSpec("updateRange", "PATCH", "/api/v1/ranges/{id}", "ranges", "update", {"200": "IpRange"}),
     "deleteRange": OperationSpec("deleteRange", "DELETE", "/api/v1/ranges/{id}", "ranges", "delete", {"204": "None"}),
+    "listTags": OperationSpec("listTags", "GET", "/api/v1/tags", "tags", "list", {"200": "List[Tag]"}),
+    "createTag": OperationSpec("createTag", "POST", "/api/v1/tags", "tags", "create", {"201": "Tag"}),
+    "getTag": OperationSpec("getTag", "GET", "/api/v1/tags/{id}", "tags", "get", {"200": "Tag"}),
+    "updateTag": OperationSpec("updateTag", "PATCH", "/api/v1/tags/{id}", "tags", "update", {"200": "Tag"}),
+    "deleteTag": OperationSpec("deleteTag", "DELETE", "/api/v1/tags/{id}", "tags", "delete", {"204": "None"}),
     "listWebhooks": OperationSpec("listWebhooks", "GET", "/api/v1/webhooks", "webhooks", "list", {"200": "List[Webhook]"}),
     "createWebhook": OperationSpec("createWebhook", "POST", "/api/v1/webhooks", "webhooks", "create", {"201": "WebhookCreated"}),
     "getWebhook": OperationSpec("getWebhook", "GET", "/api/v1/webhooks/{id}", "webhooks", "get", {"200": "Webhook"}),
@@ -88,8 +93,10 @@ OPERATIONS: Dict[str, OperationSpec] = {
     "receiveStripeEvent": OperationSpec("receiveStripeEvent", "POST", "/api/v1/billing/stripe-webhook", "billing", "receive_stripe_event", {"200": "BillingStripeWebhookAck"}),
     "importSubnets": OperationSpec("importSubnets", "POST", "/api/v1/import/subnets", "import_export", "import_subnets", {"200": "ImportSubnetsResponse"}),
     "importAddresses": OperationSpec("importAddresses", "POST", "/api/v1/import/addresses", "import_export", "import_addresses", {"200": "ImportAddressesResponse"}),
+    "importRanges": OperationSpec("importRanges", "POST", "/api/v1/import/ranges", "import_export", "import_ranges", {"200": "ImportRangesResponse"}),
     "exportSubnets": OperationSpec("exportSubnets", "GET", "/api/v1/export/subnets", "import_export", "export_subnets", {"200": "str"}),
     "exportAddresses": OperationSpec("exportAddresses", "GET", "/api/v1/export/addresses", "import_export", "export_addresses", {"200": "str"}),
+    "exportRanges": OperationSpec("exportRanges", "GET", "/api/v1/export/ranges", "import_export", "export_ranges", {"200": "str"}),
     "searchIpam": OperationSpec("searchIpam", "GET", "/api/v1/search", "search", "query", {"200": "SearchResults"}),
     "listActivity": OperationSpec("listActivity", "GET", "/api/v1/activity", "activity", "list", {"200": "ActivityList"}),
     "listActivityFilters": OperationSpec("listActivityFilters", "GET", "/api/v1/activity/filters", "activity", "filters", {"200": "ActivityFilters"}),
@@ -217,12 +224,18 @@ class Folders:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def list(self, timeout: Optional[float] = None) -> List[Folder]:
+    def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[Folder]:
         """List folders: `GET /api/v1/folders` (listFolders).
 
         All folders of the caller’s organisation, ordered by sort_order then name.
         """
-        return cast("List[Folder]", self._client._call(OPERATIONS["listFolders"], {}, {}, {}, None, timeout))
+        return cast("List[Folder]", self._client._call(OPERATIONS["listFolders"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     def create(
         self,
@@ -284,6 +297,8 @@ class Subnets:
         within: Optional[str] = None,
         utilization_above: Optional[float] = None,
         utilization_below: Optional[float] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -296,7 +311,7 @@ class Subnets:
         VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and
         `?cursor=` for the page after it.
         """
-        return cast("List[Subnet]", self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "limit": limit, "cursor": cursor}, {}, None, timeout))
+        return cast("List[Subnet]", self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
 
     def iterate(
         self,
@@ -310,13 +325,15 @@ class Subnets:
         within: Optional[str] = None,
         utilization_above: Optional[float] = None,
         utilization_below: Optional[float] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         timeout: Optional[float] = None,
     ) -> Iterator[Subnet]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        yield from self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "limit": limit}, {}, None, timeout, "")
+        yield from self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit}, {}, None, timeout, "")
 
     def create(
         self,
@@ -507,6 +524,8 @@ class Addresses:
         mac_address: Optional[str] = None,
         created_after: Optional[Union[datetime, str]] = None,
         updated_after: Optional[Union[datetime, str]] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         timeout: Optional[float] = None,
     ) -> List[Address]:
         """List the addresses of a subnet: `GET /api/v1/subnets/{id}/addresses` (listSubnetAddresses).
@@ -515,7 +534,7 @@ class Addresses:
         2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor`
         (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
         """
-        return cast("List[Address]", self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after}, {}, None, timeout))
+        return cast("List[Address]", self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     def iterate(
         self,
@@ -529,12 +548,14 @@ class Addresses:
         mac_address: Optional[str] = None,
         created_after: Optional[Union[datetime, str]] = None,
         updated_after: Optional[Union[datetime, str]] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         timeout: Optional[float] = None,
     ) -> Iterator[Address]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        yield from self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after}, {}, None, timeout, "")
+        yield from self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout, "")
 
     def create(
         self,
@@ -632,12 +653,18 @@ class Vlans:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def list(self, timeout: Optional[float] = None) -> List[VlanListItem]:
+    def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[VlanListItem]:
         """List VLANs: `GET /api/v1/vlans` (listVlans).
 
         All VLANs of the organisation, ordered by number, each with its subnet count.
         """
-        return cast("List[VlanListItem]", self._client._call(OPERATIONS["listVlans"], {}, {}, {}, None, timeout))
+        return cast("List[VlanListItem]", self._client._call(OPERATIONS["listVlans"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     def create(
         self,
@@ -688,12 +715,18 @@ class Vrfs:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def list(self, timeout: Optional[float] = None) -> List[VrfListItem]:
+    def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[VrfListItem]:
         """List VRFs: `GET /api/v1/vrfs` (listVrfs).
 
         All VRFs of the organisation, ordered by name, each with its subnet count.
         """
-        return cast("List[VrfListItem]", self._client._call(OPERATIONS["listVrfs"], {}, {}, {}, None, timeout))
+        return cast("List[VrfListItem]", self._client._call(OPERATIONS["listVrfs"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     def create(
         self,
@@ -744,12 +777,18 @@ class Locations:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def list(self, timeout: Optional[float] = None) -> List[LocationListItem]:
+    def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[LocationListItem]:
         """List locations: `GET /api/v1/locations` (listLocations).
 
         All locations of the organisation, ordered by name, each with its subnet and VLAN counts.
         """
-        return cast("List[LocationListItem]", self._client._call(OPERATIONS["listLocations"], {}, {}, {}, None, timeout))
+        return cast("List[LocationListItem]", self._client._call(OPERATIONS["listLocations"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     def create(
         self,
@@ -837,6 +876,64 @@ class Ranges:
         Removes the range; the address records inside it stay.
         """
         self._client._call(OPERATIONS["deleteRange"], {"id": id}, {}, {}, None, timeout)
+
+
+class Tags:
+    """Operations tagged Tags."""
+
+    def __init__(self, client: SyncTransport) -> None:
+        self._client = client
+
+    def list(self, timeout: Optional[float] = None) -> List[Tag]:
+        """List tags: `GET /api/v1/tags` (listTags).
+
+        The tags of the caller’s organisation, by name.
+        """
+        return cast("List[Tag]", self._client._call(OPERATIONS["listTags"], {}, {}, {}, None, timeout))
+
+    def create(
+        self,
+        body: CreateTagBody,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tag:
+        """Create a tag: `POST /api/v1/tags` (createTag).
+
+        A tag that subnets, addresses, VLANs, VRFs, locations and folders may then carry (their `tags`). Names are
+        unique in the organisation (400). Counts against the plan’s tag limit (402 when reached).
+        """
+        return cast("Tag", self._client._call(OPERATIONS["createTag"], {}, {}, {"idempotency-key": idempotency_key}, body, timeout))
+
+    def get(self, id: str, *, if_none_match: Optional[str] = None, timeout: Optional[float] = None) -> Tag:
+        """Get a tag: `GET /api/v1/tags/{id}` (getTag).
+
+        One tag of the caller’s organisation.
+        """
+        return cast("Tag", self._client._call(OPERATIONS["getTag"], {"id": id}, {}, {"if-none-match": if_none_match}, None, timeout))
+
+    def update(
+        self,
+        id: str,
+        body: UpdateTagBody,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tag:
+        """Update a tag: `PATCH /api/v1/tags/{id}` (updateTag).
+
+        Changes only the fields given. A new name is carried by every resource that carried the old one, in the same
+        transaction; the activity log and the change feed record it once, as an update of the tag.
+        """
+        return cast("Tag", self._client._call(OPERATIONS["updateTag"], {"id": id}, {}, {"if-match": if_match}, body, timeout))
+
+    def delete(self, id: str, *, if_match: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        """Delete a tag: `DELETE /api/v1/tags/{id}` (deleteTag).
+
+        Deletes the tag and takes it off every resource carrying it, in the same transaction; the activity log and
+        the change feed record it once, as the tag’s deletion.
+        """
+        self._client._call(OPERATIONS["deleteTag"], {"id": id}, {}, {"if-match": if_match}, None, timeout)
 
 
 class Webhooks:
@@ -1162,17 +1259,37 @@ class ImportExport:
         """
         return cast("ImportAddressesResponse", self._client._call(OPERATIONS["importAddresses"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
 
+    def import_ranges(
+        self,
+        body: ImportRangesBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ImportRangesResponse:
+        """Import IP ranges: `POST /api/v1/import/ranges` (importRanges).
+
+        Creates up to 1,000 IP ranges in one request (body at most 10 MB, else 413), in row order, each in the
+        existing subnet given by its CIDR (`subnet`) and `vrf`, as the address import finds it, through the rules of
+        `POST /subnets/{id}/ranges`. Every row gets a result: `created`; `skipped` for a range the subnet already
+        has (the same start and end); `error` with the reason for an invalid row, a subnet that does not exist or is
+        ambiguous, a range outside it, overlapping another (an earlier row’s included), or past the most ranges a
+        subnet holds. Rows imported are kept (no rollback). Each created range gets an `import` activity entry.
+        """
+        return cast("ImportRangesResponse", self._client._call(OPERATIONS["importRanges"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
+
     def export_subnets(self, *, folder_id: Optional[str] = None, timeout: Optional[float] = None) -> str:
         """Export subnets as CSV: `GET /api/v1/export/subnets` (exportSubnets).
 
         All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway,
-        dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by
-        number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a
-        comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab
-        or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off
-        any cell to get the value. Streamed as it is read; `Content-Disposition` names the file
-        (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows.
+        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items
+        are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF
+        line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting
+        with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a
+        leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
+        `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`).
+        The rows can be turned back into import rows.
         """
         return cast("str", self._client._call(OPERATIONS["exportSubnets"], {}, {"folder_id": folder_id}, {}, None, timeout))
 
@@ -1182,15 +1299,29 @@ class ImportExport:
         All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname,
         mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space;
-        after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip)
-        order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes
-        doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet),
-        or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
-        `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned
-        back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several
-        spaces.
+        after the other columns, so readers by position are unaffected), tags (names separated by commas); unset
+        values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line
+        break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
+        (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the
+        value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`,
+        `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as
+        written, empty included, tells the subnet apart when its CIDR is in several spaces.
         """
         return cast("str", self._client._call(OPERATIONS["exportAddresses"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
+
+    def export_ranges(self, *, subnet_id: Optional[str] = None, timeout: Optional[float] = None) -> str:
+        """Export IP ranges as CSV: `GET /api/v1/export/ranges` (exportRanges).
+
+        All IP ranges of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
+        (`text/csv`) with a header row. Columns: subnet (its CIDR), vrf (the subnet’s VRF, empty in the global
+        space), start, end, role, description; rows in (VRF, subnet, start) order. RFC 4180: CRLF line ends, a field
+        holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`,
+        `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one
+        leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file
+        (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows are import rows of `POST
+        /import/ranges` as they stand.
+        """
+        return cast("str", self._client._call(OPERATIONS["exportRanges"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
 
 
 class Search:
@@ -1203,7 +1334,7 @@ class Search:
         """Search subnets and addresses: `GET /api/v1/search` (searchIpam).
 
         Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or
-        description matches `q`; up to 50 of each kind.
+        description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
         """
         return cast("SearchResults", self._client._call(OPERATIONS["searchIpam"], {}, {"q": q}, {}, None, timeout))
 
@@ -1638,12 +1769,18 @@ class AsyncFolders:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def list(self, timeout: Optional[float] = None) -> List[Folder]:
+    async def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[Folder]:
         """List folders: `GET /api/v1/folders` (listFolders).
 
         All folders of the caller’s organisation, ordered by sort_order then name.
         """
-        return cast("List[Folder]", await self._client._call(OPERATIONS["listFolders"], {}, {}, {}, None, timeout))
+        return cast("List[Folder]", await self._client._call(OPERATIONS["listFolders"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     async def create(
         self,
@@ -1705,6 +1842,8 @@ class AsyncSubnets:
         within: Optional[str] = None,
         utilization_above: Optional[float] = None,
         utilization_below: Optional[float] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -1717,7 +1856,7 @@ class AsyncSubnets:
         VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and
         `?cursor=` for the page after it.
         """
-        return cast("List[Subnet]", await self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "limit": limit, "cursor": cursor}, {}, None, timeout))
+        return cast("List[Subnet]", await self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
 
     async def iterate(
         self,
@@ -1731,13 +1870,15 @@ class AsyncSubnets:
         within: Optional[str] = None,
         utilization_above: Optional[float] = None,
         utilization_below: Optional[float] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Subnet]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        async for item in self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "limit": limit}, {}, None, timeout, ""):
+        async for item in self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit}, {}, None, timeout, ""):
             yield item
 
     async def create(
@@ -1935,6 +2076,8 @@ class AsyncAddresses:
         mac_address: Optional[str] = None,
         created_after: Optional[Union[datetime, str]] = None,
         updated_after: Optional[Union[datetime, str]] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         timeout: Optional[float] = None,
     ) -> List[Address]:
         """List the addresses of a subnet: `GET /api/v1/subnets/{id}/addresses` (listSubnetAddresses).
@@ -1943,7 +2086,7 @@ class AsyncAddresses:
         2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor`
         (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
         """
-        return cast("List[Address]", await self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after}, {}, None, timeout))
+        return cast("List[Address]", await self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     async def iterate(
         self,
@@ -1957,12 +2100,14 @@ class AsyncAddresses:
         mac_address: Optional[str] = None,
         created_after: Optional[Union[datetime, str]] = None,
         updated_after: Optional[Union[datetime, str]] = None,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Address]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        async for item in self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after}, {}, None, timeout, ""):
+        async for item in self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout, ""):
             yield item
 
     async def create(
@@ -2061,12 +2206,18 @@ class AsyncVlans:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def list(self, timeout: Optional[float] = None) -> List[VlanListItem]:
+    async def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[VlanListItem]:
         """List VLANs: `GET /api/v1/vlans` (listVlans).
 
         All VLANs of the organisation, ordered by number, each with its subnet count.
         """
-        return cast("List[VlanListItem]", await self._client._call(OPERATIONS["listVlans"], {}, {}, {}, None, timeout))
+        return cast("List[VlanListItem]", await self._client._call(OPERATIONS["listVlans"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     async def create(
         self,
@@ -2117,12 +2268,18 @@ class AsyncVrfs:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def list(self, timeout: Optional[float] = None) -> List[VrfListItem]:
+    async def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[VrfListItem]:
         """List VRFs: `GET /api/v1/vrfs` (listVrfs).
 
         All VRFs of the organisation, ordered by name, each with its subnet count.
         """
-        return cast("List[VrfListItem]", await self._client._call(OPERATIONS["listVrfs"], {}, {}, {}, None, timeout))
+        return cast("List[VrfListItem]", await self._client._call(OPERATIONS["listVrfs"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     async def create(
         self,
@@ -2173,12 +2330,18 @@ class AsyncLocations:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def list(self, timeout: Optional[float] = None) -> List[LocationListItem]:
+    async def list(
+        self,
+        *,
+        tag: Optional[Union[str, List[str]]] = None,
+        tag_match: Optional[Literal["any", "all"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[LocationListItem]:
         """List locations: `GET /api/v1/locations` (listLocations).
 
         All locations of the organisation, ordered by name, each with its subnet and VLAN counts.
         """
-        return cast("List[LocationListItem]", await self._client._call(OPERATIONS["listLocations"], {}, {}, {}, None, timeout))
+        return cast("List[LocationListItem]", await self._client._call(OPERATIONS["listLocations"], {}, {"tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
     async def create(
         self,
@@ -2266,6 +2429,64 @@ class AsyncRanges:
         Removes the range; the address records inside it stay.
         """
         await self._client._call(OPERATIONS["deleteRange"], {"id": id}, {}, {}, None, timeout)
+
+
+class AsyncTags:
+    """Operations tagged Tags."""
+
+    def __init__(self, client: AsyncTransport) -> None:
+        self._client = client
+
+    async def list(self, timeout: Optional[float] = None) -> List[Tag]:
+        """List tags: `GET /api/v1/tags` (listTags).
+
+        The tags of the caller’s organisation, by name.
+        """
+        return cast("List[Tag]", await self._client._call(OPERATIONS["listTags"], {}, {}, {}, None, timeout))
+
+    async def create(
+        self,
+        body: CreateTagBody,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tag:
+        """Create a tag: `POST /api/v1/tags` (createTag).
+
+        A tag that subnets, addresses, VLANs, VRFs, locations and folders may then carry (their `tags`). Names are
+        unique in the organisation (400). Counts against the plan’s tag limit (402 when reached).
+        """
+        return cast("Tag", await self._client._call(OPERATIONS["createTag"], {}, {}, {"idempotency-key": idempotency_key}, body, timeout))
+
+    async def get(self, id: str, *, if_none_match: Optional[str] = None, timeout: Optional[float] = None) -> Tag:
+        """Get a tag: `GET /api/v1/tags/{id}` (getTag).
+
+        One tag of the caller’s organisation.
+        """
+        return cast("Tag", await self._client._call(OPERATIONS["getTag"], {"id": id}, {}, {"if-none-match": if_none_match}, None, timeout))
+
+    async def update(
+        self,
+        id: str,
+        body: UpdateTagBody,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Tag:
+        """Update a tag: `PATCH /api/v1/tags/{id}` (updateTag).
+
+        Changes only the fields given. A new name is carried by every resource that carried the old one, in the same
+        transaction; the activity log and the change feed record it once, as an update of the tag.
+        """
+        return cast("Tag", await self._client._call(OPERATIONS["updateTag"], {"id": id}, {}, {"if-match": if_match}, body, timeout))
+
+    async def delete(self, id: str, *, if_match: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        """Delete a tag: `DELETE /api/v1/tags/{id}` (deleteTag).
+
+        Deletes the tag and takes it off every resource carrying it, in the same transaction; the activity log and
+        the change feed record it once, as the tag’s deletion.
+        """
+        await self._client._call(OPERATIONS["deleteTag"], {"id": id}, {}, {"if-match": if_match}, None, timeout)
 
 
 class AsyncWebhooks:
@@ -2597,17 +2818,37 @@ class AsyncImportExport:
         """
         return cast("ImportAddressesResponse", await self._client._call(OPERATIONS["importAddresses"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
 
+    async def import_ranges(
+        self,
+        body: ImportRangesBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ImportRangesResponse:
+        """Import IP ranges: `POST /api/v1/import/ranges` (importRanges).
+
+        Creates up to 1,000 IP ranges in one request (body at most 10 MB, else 413), in row order, each in the
+        existing subnet given by its CIDR (`subnet`) and `vrf`, as the address import finds it, through the rules of
+        `POST /subnets/{id}/ranges`. Every row gets a result: `created`; `skipped` for a range the subnet already
+        has (the same start and end); `error` with the reason for an invalid row, a subnet that does not exist or is
+        ambiguous, a range outside it, overlapping another (an earlier row’s included), or past the most ranges a
+        subnet holds. Rows imported are kept (no rollback). Each created range gets an `import` activity entry.
+        """
+        return cast("ImportRangesResponse", await self._client._call(OPERATIONS["importRanges"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
+
     async def export_subnets(self, *, folder_id: Optional[str] = None, timeout: Optional[float] = None) -> str:
         """Export subnets as CSV: `GET /api/v1/export/subnets` (exportSubnets).
 
         All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway,
-        dns_primary, dns_secondary, is_pool, scan_enabled, tracked. Related items are given by name (the VLAN by
-        number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a
-        comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab
-        or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off
-        any cell to get the value. Streamed as it is read; `Content-Disposition` names the file
-        (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned back into import rows.
+        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items
+        are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF
+        line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting
+        with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a
+        leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
+        `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`).
+        The rows can be turned back into import rows.
         """
         return cast("str", await self._client._call(OPERATIONS["exportSubnets"], {}, {"folder_id": folder_id}, {}, None, timeout))
 
@@ -2617,15 +2858,29 @@ class AsyncImportExport:
         All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname,
         mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space;
-        after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip)
-        order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes
-        doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet),
-        or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
-        `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`). The rows can be turned
-        back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several
-        spaces.
+        after the other columns, so readers by position are unaffected), tags (names separated by commas); unset
+        values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line
+        break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
+        (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the
+        value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`,
+        `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as
+        written, empty included, tells the subnet apart when its CIDR is in several spaces.
         """
         return cast("str", await self._client._call(OPERATIONS["exportAddresses"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
+
+    async def export_ranges(self, *, subnet_id: Optional[str] = None, timeout: Optional[float] = None) -> str:
+        """Export IP ranges as CSV: `GET /api/v1/export/ranges` (exportRanges).
+
+        All IP ranges of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
+        (`text/csv`) with a header row. Columns: subnet (its CIDR), vrf (the subnet’s VRF, empty in the global
+        space), start, end, role, description; rows in (VRF, subnet, start) order. RFC 4180: CRLF line ends, a field
+        holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`,
+        `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one
+        leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file
+        (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows are import rows of `POST
+        /import/ranges` as they stand.
+        """
+        return cast("str", await self._client._call(OPERATIONS["exportRanges"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
 
 
 class AsyncSearch:
@@ -2638,7 +2893,7 @@ class AsyncSearch:
         """Search subnets and addresses: `GET /api/v1/search` (searchIpam).
 
         Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or
-        description matches `q`; up to 50 of each kind.
+        description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
         """
         return cast("SearchResults", await self._client._call(OPERATIONS["searchIpam"], {}, {"q": q}, {}, None, timeout))
 
@@ -2983,6 +3238,7 @@ class Resources:
         self.vrfs = Vrfs(client)
         self.locations = Locations(client)
         self.ranges = Ranges(client)
+        self.tags = Tags(client)
         self.webhooks = Webhooks(client)
         self.api_keys = ApiKeys(client)
         self.team = Team(client)
@@ -3006,6 +3262,7 @@ class AsyncResources:
         self.vrfs = AsyncVrfs(client)
         self.locations = AsyncLocations(client)
         self.ranges = AsyncRanges(client)
+        self.tags = AsyncTags(client)
         self.webhooks = AsyncWebhooks(client)
         self.api_keys = AsyncApiKeys(client)
         self.team = AsyncTeam(client)
