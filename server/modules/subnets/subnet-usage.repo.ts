@@ -86,32 +86,29 @@ export interface ListPosition {
 /** The list's order as a row value; the global space's VRF is the nil uuid (only one space has no VRF). */
 const LIST_ORDER = `(s.vrf_id IS NULL), coalesce(s.vrf_id, '00000000-0000-0000-0000-000000000000'::uuid), family(s.network), s.network`;
 
-const pageWithUsage = prepared<
-  WithUsage,
-  {
-    orgId: string;
-    folderId: string | null;
-    vrfAny: boolean;
-    vrfIds: string[];
-    globalSpace: boolean;
-    vlanIds: string[] | null;
-    locationIds: string[] | null;
-    isPool: boolean | null;
-    contains: string | null;
-    within: string | null;
-    tagsAny: string[] | null;
-    tagsAll: string[] | null;
-    started: boolean;
-    afterGlobal: boolean;
-    afterVrf: string;
-    family: number;
-    network: string;
-    limit: number;
-  }
->(
-  'subnets_page_with_usage',
-  // The page is chosen first (by the list's order), then only its subnets are counted.
-  `WITH page AS (
+type PageParams = {
+  orgId: string;
+  folderId: string | null;
+  vrfAny: boolean;
+  vrfIds: string[];
+  globalSpace: boolean;
+  vlanIds: string[] | null;
+  locationIds: string[] | null;
+  isPool: boolean | null;
+  contains: string | null;
+  within: string | null;
+  tagsAny: string[] | null;
+  tagsAll: string[] | null;
+  started: boolean;
+  afterGlobal: boolean;
+  afterVrf: string;
+  family: number;
+  network: string;
+  limit: number;
+};
+
+// The page is chosen first (by the list's order), then only its subnets are counted.
+const PAGE_WITH_USAGE = `WITH page AS (
      SELECT s.id FROM subnets s
      WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
        AND (:vrfAny::boolean OR (:globalSpace::boolean AND s.vrf_id IS NULL) OR s.vrf_id = ANY(:vrfIds::uuid[]))
@@ -128,8 +125,16 @@ const pageWithUsage = prepared<
    SELECT ${columnsOf(subnets, 's')}, ${NAMES}, ${USED} AS used
    FROM page p JOIN subnets s ON s.id = p.id
    ${NAMES_JOINS}
-   ORDER BY ${LIST_ORDER}`,
-);
+   ORDER BY ${LIST_ORDER}`;
+
+const pageWithUsage = prepared<WithUsage, PageParams>('subnets_page_with_usage', PAGE_WITH_USAGE);
+/**
+ * The same page filtered by tag, planned for its values each time: only then may the partial GIN index of tagged
+ * subnets answer the filter (a generic plan cannot know that the tag parameter is not null).
+ */
+const taggedPageWithUsage = prepared<WithUsage, PageParams>('subnets_page_with_usage_tagged', PAGE_WITH_USAGE, {
+  planEachCall: true,
+});
 
 /** Filters of the subnet list; each absent one lets every subnet pass. */
 export interface SubnetFilter {
@@ -158,7 +163,7 @@ export async function pageOfSubnets(
   after: ListPosition | null,
   limit: number,
 ) {
-  const rows = await pageWithUsage(db, {
+  const rows = await (filter.tags ? taggedPageWithUsage : pageWithUsage)(db, {
     orgId,
     folderId: filter.folderId ?? null,
     vrfAny: filter.vrfIds === undefined,
