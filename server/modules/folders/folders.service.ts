@@ -41,15 +41,13 @@ export async function getFolder(db: Db, caller: Principal, id: string) {
   return toDto(orNotFound(await repo.get(db, caller.orgId, id), folder.name));
 }
 
+/** The columns a body gives, in the repository's names. */
+const valuesOf = (input: z.infer<typeof UpdateFolderBody>) =>
+  given({ name: input.name, description: input.description, sortOrder: input.sort_order, tags: input.tags });
+
 export async function createFolder(db: Db, caller: Principal, input: z.infer<typeof CreateFolderBody>) {
-  const values = given({
-    name: input.name,
-    description: input.description,
-    sortOrder: input.sort_order,
-    tags: input.tags,
-  });
   const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
-  return folder.create(db, caller, values as repo.FolderValues, duplicateName(input.name), toDto, check);
+  return folder.create(db, caller, valuesOf(input) as repo.FolderValues, duplicateName(input.name), toDto, check);
 }
 
 export async function updateFolder(
@@ -59,13 +57,8 @@ export async function updateFolder(
   input: z.infer<typeof UpdateFolderBody>,
   ifMatch?: string,
 ) {
-  const values = given({
-    name: input.name,
-    description: input.description,
-    sortOrder: input.sort_order,
-    tags: input.tags,
-  });
   const check = (tx: Db) => assertTags(tx, caller.orgId, input.tags);
+  const values = valuesOf(input);
   return toDto(await folder.update(db, caller, id, values, duplicateName(input.name ?? ''), { check, ifMatch }));
 }
 
