@@ -22,9 +22,11 @@ import {
   CustomFields,
 } from '../../contract/common/schemas';
 import { IMPORT_MAX_ROWS, ImportSubnetRow } from '../../contract/import-export.contract';
+import { RANGES_PER_SUBNET_MAX } from '../../contract/ranges.contract';
 import type { OperationId } from '../../contract/routes';
 import { SEARCH_MAX_RESULTS } from '../../contract/search.contract';
 import { ALLOCATE_MAX_SUBNETS } from '../../contract/subnets.schemas';
+import { TAG_NAME_MAX, TAGS_PER_RESOURCE_MAX } from '../../contract/tags.contract';
 import { DEFAULT_CHECKOUT_COOLDOWN_SECONDS } from '../../server/config';
 import { IP_LIMITS, RATE_LIMIT_WINDOW_MS } from '../../server/http/rate-limit-middleware';
 import { FREE_BLOCKS_CAP } from '../../server/ipam/free';
@@ -187,6 +189,45 @@ const LIMITS: Limit[] = [
       ref('locations', 'sets no location limit on the %s plan: a sixth location is created', "'pro'"),
       ref('locations', 'sets no location limit on the %s plan: a sixth location is created', "'teams'"),
       ref('locations', 'honours an enterprise override at its boundary'),
+    ],
+  },
+  {
+    name: 'Tags',
+    where:
+      'issue 24 (tags "counted against a plan limit you choose and state"); docs/decisions.md › Tags fixes 20 on Free',
+    figure: { free: 20, pro: 'unlimited', teams: 'unlimited', enterprise: 'custom' },
+    ...planLimit('tags', 'unlimited'),
+    tests: [
+      ref('tags', 'holds the free plan to its tag limit: the last one passes, one more is a 402'),
+      ref('tags', 'sets no tag limit on the %s plan: a 21st tag is created', "'pro'"),
+      ref('tags', 'sets no tag limit on the %s plan: a 21st tag is created', "'teams'"),
+      ref('tags', 'honours an enterprise override at its boundary'),
+      ref('tags', 'a row whose tag would pass the plan’s tag limit is an error, and the other rows import'),
+    ],
+    note: '"Unlimited" is checked as one past the free figure',
+  },
+  {
+    name: 'Tags per resource, and a tag name’s length',
+    where: 'issue 24 (tags); docs/decisions.md › Tags fixes 20 tags and 50 characters',
+    figure: { tags: 20, name: 50 },
+    server: () => ({ tags: TAGS_PER_RESOURCE_MAX, name: TAG_NAME_MAX }),
+    tests: [
+      ref('tags', 'a resource carries at most 20 tags: that many pass, one more is a 400'),
+      ref('tags', 'refuses a duplicate name, a comma, a bad colour, and a name past its length (400 naming the field)'),
+      ref(
+        'tag-filters',
+        'refuses an empty tag name, a name past its length, a bad tag_match and too many names (400 naming it)',
+      ),
+    ],
+  },
+  {
+    name: 'IP ranges per subnet',
+    where: 'issue 24 (ranges); docs/decisions.md › IP ranges fixes 100',
+    figure: 100,
+    server: () => RANGES_PER_SUBNET_MAX,
+    tests: [
+      ref('ranges', 'a subnet holds 100 ranges; the next is a 400 naming the limit'),
+      ref('ranges', 'an import stops a subnet at 100 ranges: later rows are errors, earlier ones kept'),
     ],
   },
   {

@@ -109,6 +109,19 @@ describe('the tag routes', () => {
     expect(refused.error).toContain(`${limit} tags`);
   });
 
+  it.each(['pro', 'teams'] as const)('sets no tag limit on the %s plan: a 21st tag is created', async (plan) => {
+    const org = await t.server.newOrg({ plan });
+    for (let i = 0; i <= (PLAN_LIMITS.free.tags ?? 0); i++) await tagNamed(org.api, `t${i}`);
+    expect(expectStatus(await org.api.call('listTags'), 200)).toHaveLength((PLAN_LIMITS.free.tags ?? 0) + 1);
+  });
+
+  it('honours an enterprise override at its boundary', async () => {
+    const org = await t.server.newOrg({ plan: 'enterprise', limits: { tags: 3 } });
+    for (const name of ['a', 'b', 'c']) await tagNamed(org.api, name);
+    const refused = expectStatus(await org.api.call('createTag', { body: { name: 'd' } }), 402);
+    expect(refused.error).toContain("organisation's custom limit");
+  });
+
   it('answers 404 for an unknown id, 304 for a current version, and 412 for a stale If-Match', async () => {
     const org = await t.server.newOrg({ plan: 'pro' });
     const tag = await tagNamed(org.api, 'versioned');
@@ -183,7 +196,7 @@ describe('tags on the six resources', () => {
     },
   );
 
-  it(`a resource carries at most ${TAGS_PER_RESOURCE_MAX} tags: that many pass, one more is a 400`, async () => {
+  it('a resource carries at most 20 tags: that many pass, one more is a 400', async () => {
     const org = await t.server.newOrg({ plan: 'pro' });
     const names = Array.from({ length: TAGS_PER_RESOURCE_MAX + 1 }, (_, i) => `t${i}`);
     for (const name of names) await tagNamed(org.api, name);
