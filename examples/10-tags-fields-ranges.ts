@@ -65,13 +65,17 @@ const held = await ipam.subnets.allocateAddress(office.id, {
   tags: ['dhcp-clients'],
 });
 for (const address of held) {
-  console.log(`held ${address.ip} (${address.status}) until ${address.expires_at}, rack ${address.custom_fields?.rack}`);
+  console.log(
+    `held ${address.ip} (${address.status}) until ${address.expires_at}, rack ${address.custom_fields?.rack}`,
+  );
 }
 const [confirmed, lapsing] = held;
 if (!confirmed || !lapsing) throw new Error('expected two addresses');
 await ipam.addresses.update(confirmed.id, { status: 'assigned', custom_fields: { rack: 'r3' } });
 const stillHeld = await ipam.addresses.list(office.id, { tag: 'dhcp-clients', status: 'reserved' });
-console.log(`confirmed ${confirmed.ip}; still held: ${stillHeld.map((a) => `${a.ip} until ${a.expires_at}`).join(', ')}`);
+console.log(
+  `confirmed ${confirmed.ip}; still held: ${stillHeld.map((a) => `${a.ip} until ${a.expires_at}`).join(', ')}`,
+);
 const [range] = await ipam.ranges.list(office.id);
 console.log(`range ${range?.start}–${range?.end} (${range?.role}): ${range?.used} of ${range?.size} used`);
 
