@@ -16,6 +16,7 @@ import {
   Uuid,
 } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { CUSTOM_FIELD_FILTERS_DOC, withCustomFieldFilters } from './custom-fields.contract';
 
 const c = initContract();
 const meta = access('Addresses');
@@ -276,23 +277,25 @@ export const AddressBatchDeleteResult = extendApi(
   { title: 'AddressBatchDeleteResult', description: 'Number of addresses deleted', example: { deleted: 2 } },
 );
 
-export const ListAddressesQuery = z
-  .object({
-    limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
-    offset: Offset,
-    cursor: PageCursor,
-    status: z
-      .string()
-      .max(100)
-      .optional()
-      .describe('Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp'),
-    hostname_prefix: z.string().max(253).optional().describe('Only hostnames starting with this (any case)'),
-    hostname_contains: z.string().max(253).optional().describe('Only hostnames holding this (any case)'),
-    mac_address: MacAddressInput.optional().describe('Only this MAC address (any of the forms it is given in)'),
-    created_after: Timestamp.optional().describe('Only addresses created after this RFC 3339 time'),
-    updated_after: Timestamp.optional().describe('Only addresses last changed after this RFC 3339 time'),
-  })
-  .strict();
+export const ListAddressesQuery = withCustomFieldFilters(
+  z
+    .object({
+      limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
+      offset: Offset,
+      cursor: PageCursor,
+      status: z
+        .string()
+        .max(100)
+        .optional()
+        .describe('Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp'),
+      hostname_prefix: z.string().max(253).optional().describe('Only hostnames starting with this (any case)'),
+      hostname_contains: z.string().max(253).optional().describe('Only hostnames holding this (any case)'),
+      mac_address: MacAddressInput.optional().describe('Only this MAC address (any of the forms it is given in)'),
+      created_after: Timestamp.optional().describe('Only addresses created after this RFC 3339 time'),
+      updated_after: Timestamp.optional().describe('Only addresses last changed after this RFC 3339 time'),
+    })
+    .strict(),
+);
 
 export const addressesContract = c.router({
   listSubnetAddresses: {
@@ -302,7 +305,8 @@ export const addressesContract = c.router({
     description:
       'Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before ' +
       '2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` ' +
-      '(and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.',
+      '(and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`. ' +
+      CUSTOM_FIELD_FILTERS_DOC,
     metadata: { ...meta.read, totalCountHeader: true, cursorPages: true },
     pathParams: IdParams,
     query: ListAddressesQuery,

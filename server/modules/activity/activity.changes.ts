@@ -61,6 +61,7 @@ export type ResourceType =
   | 'vrf'
   | 'location'
   | 'range'
+  | 'custom_field'
   | 'api_key'
   | 'webhook'
   | 'member'

@@ -9,10 +9,15 @@
  * characters in text, so a page is unpacked only when it splits into exactly the rows the count promises,
  * each of exactly its fields; a value holding either character makes it answer from a plain row query.
  */
-import { and, asc, count, eq, ilike, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses, subnets } from '../../db/schema';
+import {
+  type CustomFieldFilter,
+  customFieldFilterParameters,
+  customFieldFilterSql,
+} from '../custom-fields/custom-fields.service';
 import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS, toDto } from './address-shape.repo';
 
 const FIELD = '\x1f';
@@ -133,6 +138,20 @@ export interface AddressFilter {
   /** RFC 3339 times, compared by PostgreSQL to the microsecond. */
   createdAfter?: string;
   updatedAfter?: string;
+  /** The `cf_` filters. */
+  customFields?: CustomFieldFilter;
+}
+
+/** The `cf_` filters' condition on the addresses' custom fields, its parameters bound. */
+function customFieldsCondition(filter: CustomFieldFilter): SQL {
+  const values: Record<string, string> = customFieldFilterParameters(filter);
+  const text = customFieldFilterSql('"addresses"."custom_fields"');
+  const parameter = (part: string) => values[part.slice(1)];
+  return sql.join(
+    text
+      .split(/(:cfEquals|:cfRanges)/)
+      .map((part) => (part.startsWith(':cf') ? sql`${parameter(part)}` : sql.raw(part))),
+  );
 }
 
 /** `%`, `_` and `\` stand for themselves in a LIKE pattern. */
@@ -169,6 +188,7 @@ export async function filteredPageInSubnet(
     filter.macAddress !== undefined ? eq(addresses.macAddress, filter.macAddress) : undefined,
     filter.createdAfter ? sql`${addresses.createdAt} > ${filter.createdAfter}::timestamptz` : undefined,
     filter.updatedAfter ? sql`${addresses.updatedAt} > ${filter.updatedAfter}::timestamptz` : undefined,
+    filter.customFields ? customFieldsCondition(filter.customFields) : undefined,
   );
   const [counted] = await db.select({ n: count() }).from(addresses).where(passing);
   const total = counted?.n ?? 0;

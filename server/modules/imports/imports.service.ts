@@ -15,6 +15,7 @@ import { describeZod, HttpError } from '../../errors';
 import { formatCidr, parseCidr } from '../../ipam';
 import type { Principal } from '../../principal';
 import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
+import { importRules } from '../custom-fields/custom-fields.service';
 import { ensureFolder } from '../folders/folders.service';
 import { ensureLocation } from '../locations/locations.service';
 import { isRowOutcome, orRowError, type RowOutcome } from '../shared/results';
@@ -43,9 +44,11 @@ export async function importSubnets(
   });
   return commitTransaction(db, async (tx) => {
     const named = namedObjects(tx, caller);
+    const customFields = await importRules(tx, caller.orgId, 'subnet');
     const ready: Ready<SubnetValues>[] = [];
     for (const { network, item } of checked) {
-      ready.push({ label: network, item: isRowOutcome(item) ? item : await withReferences(item, named) });
+      const typed = isRowOutcome(item) ? item : withCustomFields(item, customFields);
+      ready.push({ label: network, item: isRowOutcome(typed) ? typed : await withReferences(typed, named) });
     }
     const outcomes = await createRemaining(ready, (values) => createSubnets(tx, caller, values));
     return {
@@ -71,11 +74,14 @@ export async function importAddresses(
   return commitTransaction(db, async (tx) => {
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
+    const customFields = await importRules(tx, caller.orgId, 'address');
     const ready = checked.map(({ ip, item }): Ready<ImportedAddress> => {
       if (isRowOutcome(item)) return { label: ip, item };
       const { subnet: _, vrf, ...input } = item.row;
+      const fields = orRowError(() => customFields(input.custom_fields));
+      if (isRowOutcome(fields)) return { label: ip, item: fields };
       const home = homeNamed(homes, item.network, vrf);
-      return { label: ip, item: isRowOutcome(home) ? home : { home, input } };
+      return { label: ip, item: isRowOutcome(home) ? home : { home, input: { ...input, custom_fields: fields } } };
     });
     const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
     return {
@@ -176,6 +182,15 @@ function namedObjects(tx: Db, caller: Principal) {
     vrf: cached('vrf', ensureVrf),
     location: cached('location', ensureLocation),
   };
+}
+
+/** A subnet row with its custom fields checked against the definitions and given their defaults, or its error. */
+function withCustomFields(
+  { row, values }: { row: SubnetRow; values: SubnetValues },
+  check: (given: SubnetValues['customFields']) => Record<string, unknown> | undefined,
+) {
+  const fields = orRowError(() => check(values.customFields));
+  return isRowOutcome(fields) ? fields : { row, values: { ...values, customFields: fields ?? null } };
 }
 
 async function withReferences(

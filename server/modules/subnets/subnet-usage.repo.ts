@@ -5,6 +5,11 @@ import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
 import { type Cidr, formatCidr } from '../../ipam';
+import {
+  type CustomFieldFilter,
+  customFieldFilterParameters,
+  customFieldFilterSql,
+} from '../custom-fields/custom-fields.service';
 import type { SubnetRow } from './subnets.repo';
 
 /** The host-length bounds of a cidr expression, for range conditions on the addresses index. */
@@ -85,30 +90,34 @@ export interface ListPosition {
 /** The list's order as a row value; the global space's VRF is the nil uuid (only one space has no VRF). */
 const LIST_ORDER = `(s.vrf_id IS NULL), coalesce(s.vrf_id, '00000000-0000-0000-0000-000000000000'::uuid), family(s.network), s.network`;
 
-const pageWithUsage = prepared<
-  WithUsage,
-  {
-    orgId: string;
-    folderId: string | null;
-    vrfAny: boolean;
-    vrfIds: string[];
-    globalSpace: boolean;
-    vlanIds: string[] | null;
-    locationIds: string[] | null;
-    isPool: boolean | null;
-    contains: string | null;
-    within: string | null;
-    started: boolean;
-    afterGlobal: boolean;
-    afterVrf: string;
-    family: number;
-    network: string;
-    limit: number;
-  }
->(
-  'subnets_page_with_usage',
-  // The page is chosen first (by the list's order), then only its subnets are counted.
-  `WITH page AS (
+/** The page's statement; `customFields`: with the condition of `cf_` filters (planned for its values each call). */
+const pageStatement = (customFields: boolean) =>
+  prepared<
+    WithUsage,
+    {
+      orgId: string;
+      folderId: string | null;
+      vrfAny: boolean;
+      vrfIds: string[];
+      globalSpace: boolean;
+      vlanIds: string[] | null;
+      locationIds: string[] | null;
+      isPool: boolean | null;
+      contains: string | null;
+      within: string | null;
+      started: boolean;
+      afterGlobal: boolean;
+      afterVrf: string;
+      family: number;
+      network: string;
+      limit: number;
+      cfEquals?: string;
+      cfRanges?: string;
+    }
+  >(
+    customFields ? 'subnets_page_with_usage_cf' : 'subnets_page_with_usage',
+    // The page is chosen first (by the list's order), then only its subnets are counted.
+    `WITH page AS (
      SELECT s.id FROM subnets s
      WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
        AND (:vrfAny::boolean OR (:globalSpace::boolean AND s.vrf_id IS NULL) OR s.vrf_id = ANY(:vrfIds::uuid[]))
@@ -117,6 +126,7 @@ const pageWithUsage = prepared<
        AND (:isPool::boolean IS NULL OR s.is_pool = :isPool::boolean)
        AND (:contains::cidr IS NULL OR s.network >>= :contains::cidr)
        AND (:within::cidr IS NULL OR s.network <<= :within::cidr)
+       ${customFields ? `AND ${customFieldFilterSql('s.custom_fields')}` : ''}
        AND (NOT :started::boolean OR (${LIST_ORDER}) > (:afterGlobal::boolean, :afterVrf::uuid, :family::int, :network::cidr))
      ORDER BY ${LIST_ORDER}
      LIMIT :limit)
@@ -124,7 +134,11 @@ const pageWithUsage = prepared<
    FROM page p JOIN subnets s ON s.id = p.id
    ${NAMES_JOINS}
    ORDER BY ${LIST_ORDER}`,
-);
+    customFields ? { planEachCall: true } : {},
+  );
+
+const pageWithUsage = pageStatement(false);
+const pageWithUsageFiltered = pageStatement(true);
 
 /** Filters of the subnet list; each absent one lets every subnet pass. */
 export interface SubnetFilter {
@@ -139,6 +153,8 @@ export interface SubnetFilter {
   contains?: Cidr;
   /** Subnets inside this block (or equal to it). */
   within?: Cidr;
+  /** The `cf_` filters. */
+  customFields?: CustomFieldFilter;
 }
 
 /**
@@ -152,7 +168,10 @@ export async function pageOfSubnets(
   after: ListPosition | null,
   limit: number,
 ) {
-  const rows = await pageWithUsage(db, {
+  const custom = filter.customFields;
+  const statement = custom ? pageWithUsageFiltered : pageWithUsage;
+  const rows = await statement(db, {
+    ...(custom ? customFieldFilterParameters(custom) : {}),
     orgId,
     folderId: filter.folderId ?? null,
     vrfAny: filter.vrfIds === undefined,
