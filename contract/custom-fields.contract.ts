@@ -154,7 +154,10 @@ export const UpdateCustomFieldBody = extendApi(
       label: text(200).optional().describe('Display name'),
       description: text().optional().describe('Free-text description'),
       type: CustomFieldType.optional(),
-      required: z.boolean().optional(),
+      required: z
+        .boolean()
+        .optional()
+        .describe('Whether every new or changed resource of the kind must hold the field'),
       default: Value.nullable().optional().describe('A valid value of the type; null removes the default'),
       choices: Choices.optional(),
     })
@@ -229,6 +232,7 @@ export const customFieldsContract = c.router({
     method: 'GET',
     path: '/custom-fields/:id',
     summary: 'Get a custom field definition',
+    description: 'The definition, without the report of stored values (its create and change answer that).',
     metadata: meta.read,
     pathParams: IdParams,
     responses: { 200: CustomFieldDefinition, ...errors(400, 401, 403, 404, 429) },

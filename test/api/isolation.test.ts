@@ -18,7 +18,7 @@ let stranger: TestOrg;
 const ids: Record<string, string> = {};
 /** The creates whose answer is the created object (a subnet's may be `{subnet, warnings}`). */
 type Creates =
-  `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook' | 'SubnetRange'}`;
+  `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook' | 'SubnetRange' | 'CustomField'}`;
 
 beforeAll(async () => {
   [owner, stranger] = [t.org, await t.server.newOrg({ plan: 'enterprise' })];
@@ -35,6 +35,12 @@ beforeAll(async () => {
     { start: '10.42.1.1', end: '10.42.1.9', role: 'dhcp', description: 'owner-range' },
     { id: ids.subnets },
   );
+  ids['custom-fields'] = await create('createCustomField', {
+    kind: 'subnet',
+    name: 'owner_field',
+    type: 'text',
+    label: 'owner-field',
+  });
   ids.members = owner.userId;
   ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
   ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
@@ -59,6 +65,7 @@ const KINDS = [
   'subnets',
   'addresses',
   'ranges',
+  'custom-fields',
   'members',
   'api-keys',
   'invitations',

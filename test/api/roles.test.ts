@@ -71,6 +71,11 @@ const LEAST_ROLE: Record<string, Role> = {
   createSubnetRange: 'editor',
   updateRange: 'editor',
   deleteRange: 'editor',
+  listCustomFields: 'viewer',
+  getCustomField: 'viewer',
+  createCustomField: 'editor',
+  updateCustomField: 'editor',
+  deleteCustomField: 'editor',
   exportActivity: 'viewer',
   // Own API keys: viewers list theirs, editors also create and revoke theirs.
   listApiKeys: 'viewer',

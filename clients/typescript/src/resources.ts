@@ -76,6 +76,13 @@ export const RESOURCES = {
   },
   activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
   changes: { list: 'listChanges' },
+  customFields: {
+    list: 'listCustomFields',
+    create: 'createCustomField',
+    get: 'getCustomField',
+    update: 'updateCustomField',
+    delete: 'deleteCustomField',
+  },
   ranges: {
     list: 'listSubnetRanges',
     create: 'createSubnetRange',
