@@ -289,3 +289,29 @@ describe('custom field values', () => {
     expect(listed.map((r) => r.custom_fields)).toEqual([{ up: true }, { up: false }]);
   });
 });
+
+describe('custom field values in the search', () => {
+  it('find subnets and addresses whose text or select field equals the query, after the other matches', async () => {
+    const { api } = await fresh();
+    expectStatus(await define(api, { name: 'site', type: 'select', choices: ['ams-1', 'fra-1'] }), 201);
+    expectStatus(await define(api, { kind: 'address', name: 'asset_tag', type: 'text' }), 201);
+    expectStatus(await define(api, { kind: 'address', name: 'units', type: 'integer' }), 201);
+    const named = await createSubnet(api, nextNetwork(), { name: 'ams-1 core' });
+    const tagged = await createSubnet(api, nextNetwork(), { custom_fields: { site: 'ams-1' } });
+    await createSubnet(api, nextNetwork(), { custom_fields: { site: 'fra-1', other: 'ams-1' } });
+    const base = tagged.network.replace(/0\/24$/, '');
+    const address = expectStatus(
+      await api.call('createAddress', {
+        params: { id: tagged.id },
+        body: { ip: `${base}7`, custom_fields: { asset_tag: 'A-"42"\\' } },
+      }),
+      201,
+    );
+    const found = expectStatus(await api.call('searchIpam', { query: { q: 'ams-1' } }), 200);
+    // The name's substring first, then the field's value; a key without a definition is not searched.
+    expect(found.subnets.map((s) => s.id)).toEqual([named.id, tagged.id]);
+    const byTag = expectStatus(await api.call('searchIpam', { query: { q: 'A-"42"\\' } }), 200);
+    expect(byTag.addresses.map((a) => a.id)).toEqual([address.id]);
+    expect(expectStatus(await api.call('searchIpam', { query: { q: 'a-"42"\\' } }), 200).addresses).toEqual([]);
+  });
+});

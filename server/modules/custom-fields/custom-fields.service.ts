@@ -308,3 +308,17 @@ export {
   filterCondition as customFieldFilterSql,
   filterParameters as customFieldFilterParameters,
 } from './custom-fields.repo';
+
+/**
+ * For the search: per kind, a JSON path matching custom fields whose text or select field equals `q` (null when
+ * the kind has no such field). The GIN index of `custom_fields` answers it (`@@`).
+ */
+export async function textFieldsEqualTo(db: Db, orgId: string, q: string): Promise<Record<Kind, string | null>> {
+  const rows = await repo.definitionsOf(db, orgId, null);
+  const path = (kind: Kind) => {
+    const names = rows.filter((r) => r.kind === kind && (r.type === 'text' || r.type === 'select')).map((r) => r.name);
+    // Names are identifiers ([a-z0-9_]); the value is a JSON string literal, which a JSON path reads as such.
+    return names.length === 0 ? null : names.map((name) => `$."${name}" == ${JSON.stringify(q)}`).join(' || ');
+  };
+  return { subnet: path('subnet'), address: path('address') };
+}

@@ -4219,7 +4219,7 @@ export const ExportAddressesQueryParams = zod
 export const ExportAddressesResponse = zod.unknown();
 
 /**
- * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`; up to 50 of each kind.
+ * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, or whose text or select custom field (`/custom-fields`) equals `q` exactly; up to 50 of each kind.
  * @summary Search subnets and addresses
  */
 export const searchIpamQueryQMax = 500;
