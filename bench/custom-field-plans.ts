@@ -2,7 +2,7 @@
  * The query plans of the `cf_` filters on 100,000 records (docs/performance.md): one subnet holding 100,000
  * addresses and an organisation of 100,000 /28 subnets, three in four with custom fields (one value in fifty of
  * another type than the field's). Prints `EXPLAIN ANALYZE` of a filtered address page and its count, and of the
- * selection of a filtered subnet page, with the conditions the server sends.
+ * selection of a filtered subnet page, with the conditions the server sends; the search's part; a create's guard.
  *
  *   WITH_POSTGRES_USE_EXISTING=0 bash .ci/with-postgres.sh npx tsx bench/custom-field-plans.ts
  */
@@ -82,4 +82,16 @@ for (const [name, filter] of FILTERS) {
      ORDER BY ${LIST_ORDER} LIMIT 100`,
   );
 }
+// The search's part: text and select fields equal to the query (a JSON path the GIN index answers).
+await explain(
+  'search: a text field equal to the query',
+  `SELECT id FROM addresses WHERE org_id = '${orgId}'
+     AND custom_fields @@ '$."role" == "cache" || $."note" == "cache"'::jsonpath ORDER BY space_id, ip LIMIT 50`,
+);
+// What every create adds: the guard that the organisation's definitions are at the version the process read.
+await explain(
+  'create guard',
+  `SELECT ipam_require(coalesce((SELECT version FROM custom_field_versions WHERE org_id = '${orgId}'), 0) = 0,
+     '{"rule":"custom_fields_changed"}')`,
+);
 await database.close();

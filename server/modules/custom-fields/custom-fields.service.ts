@@ -220,14 +220,15 @@ function forget(orgId: string) {
   known.delete(orgId);
 }
 
-async function knownDefinitions(db: Db, orgId: string): Promise<Known> {
+/** The organisation's definitions, as this process keeps them (`kept`) or read now. */
+async function knownDefinitions(db: Db, orgId: string): Promise<Known & { kept: boolean }> {
   const found = known.get(orgId);
-  if (found) return found;
+  if (found) return { ...found, kept: true };
   const { version, definitions } = await repo.definitionsWithVersion(db, orgId);
   const read = { version, rules: { subnet: rulesOf(definitions, 'subnet'), address: rulesOf(definitions, 'address') } };
   if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
   known.set(orgId, read);
-  return read;
+  return { ...read, kept: false };
 }
 
 /**
@@ -244,7 +245,8 @@ const CREATE_ATTEMPTS = 4;
  * Runs a create (one pipeline) with its `custom_fields` checked against the definitions of the kind (400 naming
  * the field) and completed with their defaults, and `guard`, a step the pipeline must include: it fails the write
  * when the definitions changed since this process read them, which are then read again and the create run again.
- * No round trip is added once this process knows the organisation's definitions (none is a version too).
+ * No round trip is added once this process knows the organisation's definitions (none is a version too); a 400 by
+ * kept definitions is answered only once they are read again and still refuse.
  */
 export async function withCreateFields<T>(
   db: Db,
@@ -255,7 +257,15 @@ export async function withCreateFields<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const definitions = await knownDefinitions(db, orgId);
-    const fields = fieldsForCreate(definitions.rules[kind], given);
+    let fields: Record<string, unknown> | undefined;
+    try {
+      fields = fieldsForCreate(definitions.rules[kind], given);
+    } catch (error) {
+      // Refused by definitions kept from before: they may have changed since. Read them again before answering.
+      if (!definitions.kept) throw error;
+      forget(orgId);
+      continue;
+    }
     try {
       return await create(fields, repo.unchangedStep(orgId, definitions.version));
     } catch (error) {
