@@ -277,25 +277,26 @@ export const AddressBatchDeleteResult = extendApi(
   { title: 'AddressBatchDeleteResult', description: 'Number of addresses deleted', example: { deleted: 2 } },
 );
 
-export const ListAddressesQuery = withCustomFieldFilters(
-  z
-    .object({
-      limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
-      offset: Offset,
-      cursor: PageCursor,
-      status: z
-        .string()
-        .max(100)
-        .optional()
-        .describe('Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp'),
-      hostname_prefix: z.string().max(253).optional().describe('Only hostnames starting with this (any case)'),
-      hostname_contains: z.string().max(253).optional().describe('Only hostnames holding this (any case)'),
-      mac_address: MacAddressInput.optional().describe('Only this MAC address (any of the forms it is given in)'),
-      created_after: Timestamp.optional().describe('Only addresses created after this RFC 3339 time'),
-      updated_after: Timestamp.optional().describe('Only addresses last changed after this RFC 3339 time'),
-    })
-    .strict(),
-);
+/** A subnet's address list's own parameters; `ListAddressesQuery` adds the custom field filters. */
+const AddressListParameters = z
+  .object({
+    limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
+    offset: Offset,
+    cursor: PageCursor,
+    status: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('Only addresses with this status, or any of several separated by commas, e.g. reserved,d-dhcp'),
+    hostname_prefix: z.string().max(253).optional().describe('Only hostnames starting with this (any case)'),
+    hostname_contains: z.string().max(253).optional().describe('Only hostnames holding this (any case)'),
+    mac_address: MacAddressInput.optional().describe('Only this MAC address (any of the forms it is given in)'),
+    created_after: Timestamp.optional().describe('Only addresses created after this RFC 3339 time'),
+    updated_after: Timestamp.optional().describe('Only addresses last changed after this RFC 3339 time'),
+  })
+  .strict();
+
+export const ListAddressesQuery = withCustomFieldFilters(AddressListParameters);
 
 export const addressesContract = c.router({
   listSubnetAddresses: {

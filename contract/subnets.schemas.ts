@@ -486,40 +486,41 @@ const IdList = z.string().trim().min(1).max(2000).optional();
 /** A threshold of utilization, a fraction from 0 to 1 as the `utilization` field. */
 const UtilizationThreshold = z.coerce.number().min(0).max(1).optional();
 
-export const ListSubnetsQuery = withCustomFieldFilters(
-  z
-    .object({
-      folder_id: Uuid.optional().describe('Only subnets of this folder'),
-      vrf_id: IdList.describe(
-        'Only subnets of this VRF, or of any of several separated by commas; `global` for the global space (no VRF)',
-      ),
-      vlan_id: IdList.describe('Only subnets attached to this VLAN, or to any of several separated by commas'),
-      location_id: IdList.describe('Only subnets at this location, or at any of several separated by commas'),
-      is_pool: z.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
-      contains: z
-        .string()
-        .trim()
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('Only subnets containing this IP address or CIDR (itself included), e.g. 10.0.1.7 or 10.0.1.0/26'),
-      within: z
-        .string()
-        .trim()
-        .min(1)
-        .max(100)
-        .optional()
-        .describe('Only subnets inside this CIDR (itself included), e.g. 10.0.0.0/16'),
-      utilization_above: UtilizationThreshold.describe(
-        'Only tracked subnets whose utilization is above this fraction (0 to 1), e.g. 0.8',
-      ),
-      utilization_below: UtilizationThreshold.describe(
-        'Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1',
-      ),
-      limit: queryInt(1, SUBNET_PAGE_MAX).describe(
-        `Subnets per page, 1 to ${SUBNET_PAGE_MAX}: the list comes in pages only when this or \`cursor\` is given`,
-      ),
-      cursor: PageCursor,
-    })
-    .strict(),
-);
+/** The subnet list's own parameters; `ListSubnetsQuery` adds the custom field filters. */
+const SubnetListParameters = z
+  .object({
+    folder_id: Uuid.optional().describe('Only subnets of this folder'),
+    vrf_id: IdList.describe(
+      'Only subnets of this VRF, or of any of several separated by commas; `global` for the global space (no VRF)',
+    ),
+    vlan_id: IdList.describe('Only subnets attached to this VLAN, or to any of several separated by commas'),
+    location_id: IdList.describe('Only subnets at this location, or at any of several separated by commas'),
+    is_pool: z.enum(['true', 'false']).optional().describe('Only pools (`true`) or only other subnets (`false`)'),
+    contains: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only subnets containing this IP address or CIDR (itself included), e.g. 10.0.1.7 or 10.0.1.0/26'),
+    within: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only subnets inside this CIDR (itself included), e.g. 10.0.0.0/16'),
+    utilization_above: UtilizationThreshold.describe(
+      'Only tracked subnets whose utilization is above this fraction (0 to 1), e.g. 0.8',
+    ),
+    utilization_below: UtilizationThreshold.describe(
+      'Only tracked subnets whose utilization is below this fraction (0 to 1), e.g. 0.1',
+    ),
+    limit: queryInt(1, SUBNET_PAGE_MAX).describe(
+      `Subnets per page, 1 to ${SUBNET_PAGE_MAX}: the list comes in pages only when this or \`cursor\` is given`,
+    ),
+    cursor: PageCursor,
+  })
+  .strict();
+
+export const ListSubnetsQuery = withCustomFieldFilters(SubnetListParameters);
