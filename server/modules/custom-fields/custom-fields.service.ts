@@ -164,6 +164,7 @@ export async function updateDefinition(
   const orgId = caller.orgId;
   try {
     return await commitTransaction(db, async (tx) => {
+      // Another organisation's id is a 404 before anything is written; read again once the version row is held.
       orNotFound(await repo.get(tx, orgId, id), 'Custom field');
       await repo.bumpVersion(tx, orgId);
       const before = toDto(orNotFound(await repo.get(tx, orgId, id), 'Custom field'));
