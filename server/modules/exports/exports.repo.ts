@@ -30,6 +30,8 @@ export interface SubnetExportRow {
   isPool: boolean;
   scanEnabled: boolean;
   tracked: boolean;
+  /** As JSON text; null when unset. */
+  customFields: string | null;
 }
 
 const subnetsAfter = prepared<
@@ -40,7 +42,7 @@ const subnetsAfter = prepared<
   `SELECT s.space_id AS "spaceId", s.network::text AS network, s.name, s.description, f.name AS folder,
      v.vlan_number AS vlan, r.name AS vrf, l.name AS location, host(s.gateway) AS gateway,
      host(s.dns_primary) AS "dnsPrimary", host(s.dns_secondary) AS "dnsSecondary", s.is_pool AS "isPool",
-     s.scan_enabled AS "scanEnabled", s.tracked
+     s.scan_enabled AS "scanEnabled", s.tracked, s.custom_fields::text AS "customFields"
    FROM subnets s
    LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
    LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
@@ -81,6 +83,8 @@ export interface AddressExportRow {
   owner: string;
   ptrRecord: string | null;
   vrf: string | null;
+  /** As JSON text; null when unset. */
+  customFields: string | null;
 }
 
 /**
@@ -94,7 +98,8 @@ const addressesAfter = prepared<
   'export_address_page',
   `WITH home AS (SELECT space_id, network FROM subnets WHERE org_id = :orgId AND id = :subnetId::uuid)
    SELECT a.space_id AS "spaceId", host(a.ip) AS ip, s.network::text AS subnet, a.hostname,
-     a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf
+     a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf,
+     a.custom_fields::text AS "customFields"
    FROM addresses a JOIN subnets s ON s.id = a.subnet_id
    LEFT JOIN vrfs r ON r.org_id = a.org_id AND r.id = a.vrf_id
    WHERE a.org_id = :orgId

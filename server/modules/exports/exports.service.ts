@@ -25,8 +25,10 @@ const SUBNET_COLUMNS = [
   'is_pool',
   'scan_enabled',
   'tracked',
+  'custom_fields',
 ];
-// Last, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it (docs/decisions.md, Export).
+// After the specification's columns, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it,
+// then the custom fields as JSON (docs/decisions.md, Export).
 const ADDRESS_COLUMNS = [
   'ip',
   'subnet',
@@ -37,6 +39,7 @@ const ADDRESS_COLUMNS = [
   'owner',
   'ptr_record',
   'vrf',
+  'custom_fields',
 ];
 
 /** The organisation's subnets (of one folder: 404 when it has none such) as CSV. */
@@ -60,6 +63,7 @@ export async function exportSubnets(db: Db, caller: Principal, folderId?: string
       s.isPool,
       s.scanEnabled,
       s.tracked,
+      s.customFields,
     ],
   });
 }
@@ -71,7 +75,18 @@ export async function exportAddresses(db: Db, caller: Principal, subnetId?: stri
     header: ADDRESS_COLUMNS,
     pageSize: repo.PAGE,
     page: (last) => repo.addressPage(db, caller.orgId, subnetId, last),
-    row: (a) => [a.ip, a.subnet, a.hostname, a.macAddress, a.description, a.status, a.owner, a.ptrRecord, a.vrf],
+    row: (a) => [
+      a.ip,
+      a.subnet,
+      a.hostname,
+      a.macAddress,
+      a.description,
+      a.status,
+      a.owner,
+      a.ptrRecord,
+      a.vrf,
+      a.customFields,
+    ],
   });
 }
 
