@@ -16,6 +16,7 @@ import {
   Uuid,
 } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { CUSTOM_FIELD_FILTERS_DOC, withCustomFieldFilters } from './custom-fields.contract';
 import { ResourceTags, TagFilterQuery, TagNames } from './tags.contract';
 
 const c = initContract();
@@ -281,7 +282,8 @@ export const AddressBatchDeleteResult = extendApi(
   { title: 'AddressBatchDeleteResult', description: 'Number of addresses deleted', example: { deleted: 2 } },
 );
 
-export const ListAddressesQuery = z
+/** A subnet's address list's own parameters; `ListAddressesQuery` adds the custom field filters. */
+const AddressListParameters = z
   .object({
     limit: queryInt(1, 1000, 1000).describe('Items to return, 1 to 1000 (default 1000)'),
     offset: Offset,
@@ -300,6 +302,8 @@ export const ListAddressesQuery = z
   })
   .strict();
 
+export const ListAddressesQuery = withCustomFieldFilters(AddressListParameters);
+
 export const addressesContract = c.router({
   listSubnetAddresses: {
     method: 'GET',
@@ -308,7 +312,8 @@ export const addressesContract = c.router({
     description:
       'Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before ' +
       '2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` ' +
-      '(and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.',
+      '(and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`. ' +
+      CUSTOM_FIELD_FILTERS_DOC,
     metadata: { ...meta.read, totalCountHeader: true, cursorPages: true },
     pathParams: IdParams,
     query: ListAddressesQuery,

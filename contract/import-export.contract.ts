@@ -465,7 +465,9 @@ export const exportContract = c.router({
     description:
       'All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, ' +
-      'dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by ' +
+      'dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas), then ' +
+      'custom_fields (the object as JSON, empty when unset; these two last, so readers by position are unaffected). ' +
+      'Related items are given by name (the VLAN by ' +
       'number); unset values are empty; rows in (VRF, network) order. ' +
       CSV_FORMAT +
       ' The rows can be turned back into import rows.',
@@ -484,8 +486,8 @@ export const exportContract = c.router({
       'All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV ' +
       '(`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, ' +
       'mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global ' +
-      'space; after the other columns, so readers by position are unaffected), tags (names separated by commas); ' +
-      'unset values are empty; rows in ' +
+      'space), tags (names separated by commas), custom_fields (the object as JSON; these three after the other ' +
+      'columns, so readers by position are unaffected); unset values are empty; rows in ' +
       '(VRF, ip) order. ' +
       CSV_FORMAT +
       ' The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart ' +

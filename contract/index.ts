@@ -5,6 +5,7 @@ import { apiKeysContract } from './api-keys.contract';
 import { authContract } from './auth.contract';
 import { billingContract } from './billing.contract';
 import { changesContract } from './changes.contract';
+import { customFieldsContract } from './custom-fields.contract';
 import { foldersContract } from './folders.contract';
 import { exportContract, importContract } from './import-export.contract';
 import { locationsContract } from './locations.contract';
@@ -41,6 +42,7 @@ export const contract = c.router(
     search: searchContract,
     activity: activityContract,
     changes: changesContract,
+    customFields: customFieldsContract,
     tools: toolsContract,
   },
   { pathPrefix: '/api/v1', strictStatusCodes: true },

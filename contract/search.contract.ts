@@ -94,7 +94,8 @@ export const searchContract = c.router({
     summary: 'Search subnets and addresses',
     description:
       'Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or ' +
-      'description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.',
+      'description matches `q`, whose text or select custom field (`/custom-fields`) equals `q` exactly, or that ' +
+      'carry the tag named `q` (ranked last); up to 50 of each kind.',
     metadata: heavy(meta.read),
     query: SearchQuery,
     responses: { 200: SearchResults, ...errors(400, 401, 403, 429) },

@@ -7,6 +7,7 @@ import { IdempotencyHeaders, idempotent } from './common/idempotency';
 import { access, heavy } from './common/meta';
 import { IdParams } from './common/schemas';
 import { IfMatchHeaders, IfNoneMatchHeaders, versioned } from './common/versions';
+import { CUSTOM_FIELD_FILTERS_DOC } from './custom-fields.contract';
 import {
   AllocateSubnetsBody,
   CreateSubnetBody,
@@ -41,7 +42,8 @@ export const subnetsContract = c.router({
       'VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) ' +
       'unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by ' +
       'VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and ' +
-      '`?cursor=` for the page after it.',
+      '`?cursor=` for the page after it. ' +
+      CUSTOM_FIELD_FILTERS_DOC,
     metadata: { ...heavy(meta.read), cursorPages: true },
     query: ListSubnetsQuery,
     responses: { 200: z.array(Subnet), ...errors(400, 401, 403, 429) },

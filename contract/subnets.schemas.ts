@@ -2,6 +2,7 @@
 import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
 import { CustomFields, describedUuid, PageCursor, queryInt, Timestamp, text, Uuid } from './common/schemas';
+import { withCustomFieldFilters } from './custom-fields.contract';
 import { ResourceTags, TagFilterQuery, TagNames } from './tags.contract';
 
 /** A CIDR block, IPv4 or IPv6, e.g. `10.0.0.0/24` or `2001:db8::/48`. */
@@ -489,7 +490,8 @@ const IdList = z.string().trim().min(1).max(2000).optional();
 /** A threshold of utilization, a fraction from 0 to 1 as the `utilization` field. */
 const UtilizationThreshold = z.coerce.number().min(0).max(1).optional();
 
-export const ListSubnetsQuery = z
+/** The subnet list's own parameters; `ListSubnetsQuery` adds the custom field filters. */
+const SubnetListParameters = z
   .object({
     folder_id: Uuid.optional().describe('Only subnets of this folder'),
     vrf_id: IdList.describe(
@@ -525,3 +527,5 @@ export const ListSubnetsQuery = z
     cursor: PageCursor,
   })
   .strict();
+
+export const ListSubnetsQuery = withCustomFieldFilters(SubnetListParameters);

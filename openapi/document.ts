@@ -221,11 +221,17 @@ function webhooks(): { parameters: Json; paths: Json } {
   return { parameters: Object.fromEntries(signatureHeaders.map((p) => [p.name, p])), paths };
 }
 
-/** `z.unknown()` (values of free-form objects) renders as `{nullable: true}` without a type; any value is `{}`. */
+/**
+ * `z.unknown()` (values of free-form objects) renders as `{nullable: true}` without a type; any value is `{}` (its
+ * description kept). OpenAPI 3.0 wants `nullable` beside a `type`: a nullable union's members are made nullable.
+ */
 function withoutUntypedNullable(node: any): any {
   if (Array.isArray(node)) return node.map(withoutUntypedNullable);
   if (node === null || typeof node !== 'object') return node;
-  const keys = Object.keys(node);
-  if (keys.length === 1 && node.nullable === true) return {};
-  return Object.fromEntries(keys.map((k) => [k, withoutUntypedNullable(node[k])]));
+  if (node.nullable === true && node.type === undefined && node.$ref === undefined) {
+    const { nullable: _, ...rest } = node;
+    if (Array.isArray(rest.oneOf)) rest.oneOf = rest.oneOf.map((member: any) => ({ ...member, nullable: true }));
+    node = rest;
+  }
+  return Object.fromEntries(Object.keys(node).map((k) => [k, withoutUntypedNullable(node[k])]));
 }

@@ -7,6 +7,7 @@ import { addressesRouter, allocateAddress } from './modules/addresses/addresses.
 import { apiKeysRouter } from './modules/api-keys/api-keys.router';
 import { authRouter } from './modules/auth/auth.router';
 import { billingRouter } from './modules/billing/billing.router';
+import { customFieldsRouter } from './modules/custom-fields/custom-fields.router';
 import { exportsRouter } from './modules/exports/exports.router';
 import { foldersRouter } from './modules/folders/folders.router';
 import { importsRouter } from './modules/imports/imports.router';
@@ -41,6 +42,7 @@ export function buildRouter(context: ServerContext) {
     team: teamRouter(context),
     activity: activityRouter(context),
     changes: changesRouter(context),
+    customFields: customFieldsRouter(context),
     billing: billingRouter(context),
     imports: importsRouter(context),
     exports: exportsRouter(context),

@@ -40,6 +40,7 @@ describe('export subnets', () => {
         'scan_enabled',
         'tracked',
         'tags',
+        'custom_fields',
       ],
     ]);
   });
@@ -64,6 +65,7 @@ describe('export subnets', () => {
             scan_enabled: true,
             tracked: false,
             tags: ['edge', 'lab'],
+            custom_fields: { units: 4, rack: 'R1' },
           },
         ],
       },
@@ -83,6 +85,7 @@ describe('export subnets', () => {
       'true',
       'false',
       'edge,lab',
+      '{"rack": "R1", "units": 4}',
     ]);
   });
 
@@ -184,7 +187,14 @@ describe('export subnets', () => {
       body: {
         subnets: [
           { network: '10.1.0.0/16', name: '=top', folder: 'DC', vlan: 7, location: 'Paris', tracked: false },
-          { network: '10.1.2.0/24', name: '\'quoted, "x"', gateway: '10.1.2.1', vrf: 'corp', is_pool: true },
+          {
+            network: '10.1.2.0/24',
+            name: '\'quoted, "x"',
+            gateway: '10.1.2.1',
+            vrf: 'corp',
+            is_pool: true,
+            custom_fields: { rack: '=R1', nested: { a: [1, 'b,"c"'] } },
+          },
           { network: '2001:db8::/48', description: 'line\nbreak', dns_primary: '2001:db8::53', scan_enabled: true },
         ],
       },
@@ -205,6 +215,7 @@ describe('export subnets', () => {
       is_pool: r.is_pool === 'true',
       scan_enabled: r.scan_enabled === 'true',
       tracked: r.tracked === 'true',
+      ...(r.custom_fields && { custom_fields: JSON.parse(r.custom_fields) }),
     }));
     const answer = expectStatus(await copy.call('importSubnets', { body: { subnets: rows } }), 200);
     expect(answer.summary).toEqual({ created: 3, skipped: 0, errors: 0 });
@@ -218,7 +229,19 @@ describe('export addresses', () => {
     const response = await api.call('exportAddresses');
     expect(response.headers.get('content-disposition')).toMatch(/filename="addresses-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(parseCsv(expectStatus(response, 200))).toEqual([
-      ['ip', 'subnet', 'hostname', 'mac_address', 'description', 'status', 'owner', 'ptr_record', 'vrf', 'tags'],
+      [
+        'ip',
+        'subnet',
+        'hostname',
+        'mac_address',
+        'description',
+        'status',
+        'owner',
+        'ptr_record',
+        'vrf',
+        'tags',
+        'custom_fields',
+      ],
     ]);
   });
 
@@ -238,6 +261,7 @@ describe('export addresses', () => {
             owner: 'ops',
             ptr_record: 'web.example.com',
             tags: ['web'],
+            custom_fields: { up: true },
           },
         ],
       },
@@ -253,6 +277,7 @@ describe('export addresses', () => {
       'web.example.com',
       '',
       'web',
+      '{"up": true}',
     ]);
   });
 
@@ -304,7 +329,14 @@ describe('export addresses', () => {
     await api.call('importAddresses', {
       body: {
         addresses: [
-          { ip: '10.1.0.5', subnet: '10.1.0.0/24', hostname: '-dash', owner: '@team', status: 'gateway' },
+          {
+            ip: '10.1.0.5',
+            subnet: '10.1.0.0/24',
+            hostname: '-dash',
+            owner: '@team',
+            status: 'gateway',
+            custom_fields: { tag: '-x', n: 1.5 },
+          },
           { ip: '10.1.0.6', subnet: '10.1.0.0/24', description: 'a,b "c"', mac_address: '00:1a:2b:3c:4d:5e' },
         ],
       },
@@ -313,7 +345,11 @@ describe('export addresses', () => {
     const copy = await fresh();
     await createSubnet(copy, '10.1.0.0/24');
     const rows = exported.map((r) =>
-      Object.fromEntries(Object.entries(r).filter(([column, value]) => value !== '' || column === 'ip')),
+      Object.fromEntries(
+        Object.entries(r)
+          .filter(([column, value]) => value !== '' || column === 'ip')
+          .map(([column, value]) => [column, column === 'custom_fields' ? JSON.parse(value) : value]),
+      ),
     );
     const answer = expectStatus(await copy.call('importAddresses', { body: { addresses: rows } }), 200);
     expect(answer.summary).toEqual({ created: 2, skipped: 0, errors: 0 });
@@ -336,7 +372,11 @@ describe('export addresses', () => {
     const copy = await fresh();
     await spaces(copy);
     const rows = exported.map((r) =>
-      Object.fromEntries(Object.entries(r).filter(([column, value]) => value !== '' || column === 'vrf')),
+      Object.fromEntries(
+        Object.entries(r)
+          .filter(([column, value]) => value !== '' || column === 'vrf')
+          .map(([column, value]) => [column, column === 'custom_fields' ? JSON.parse(value) : value]),
+      ),
     );
     const answer = expectStatus(await copy.call('importAddresses', { body: { addresses: rows } }), 200);
     expect(answer.summary).toEqual({ created: 2, skipped: 0, errors: 0 });

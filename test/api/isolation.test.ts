@@ -18,7 +18,7 @@ let stranger: TestOrg;
 const ids: Record<string, string> = {};
 /** The creates whose answer is the created object (a subnet's may be `{subnet, warnings}`). */
 type Creates =
-  `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook' | 'SubnetRange' | 'Tag'}`;
+  `create${'Folder' | 'Location' | 'Vlan' | 'Vrf' | 'Address' | 'ApiKey' | 'TeamInvitation' | 'Webhook' | 'SubnetRange' | 'Tag' | 'CustomField'}`;
 
 beforeAll(async () => {
   [owner, stranger] = [t.org, await t.server.newOrg({ plan: 'enterprise' })];
@@ -36,6 +36,12 @@ beforeAll(async () => {
     { id: ids.subnets },
   );
   ids.tags = await create('createTag', { name: 'owner-tag' });
+  ids['custom-fields'] = await create('createCustomField', {
+    kind: 'subnet',
+    name: 'owner_field',
+    type: 'text',
+    label: 'owner-field',
+  });
   ids.members = owner.userId;
   ids['api-keys'] = await create('createApiKey', { name: 'owner-key' });
   ids.invitations = await create('createTeamInvitation', { email: 'owner-invitee@example.test', role: 'viewer' });
@@ -61,6 +67,7 @@ const KINDS = [
   'addresses',
   'ranges',
   'tags',
+  'custom-fields',
   'members',
   'api-keys',
   'invitations',

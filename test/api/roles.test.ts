@@ -78,6 +78,11 @@ const LEAST_ROLE: Record<string, Role> = {
   getTag: 'viewer',
   updateTag: 'editor',
   deleteTag: 'editor',
+  listCustomFields: 'viewer',
+  getCustomField: 'viewer',
+  createCustomField: 'editor',
+  updateCustomField: 'editor',
+  deleteCustomField: 'editor',
   exportActivity: 'viewer',
   // Own API keys: viewers list theirs, editors also create and revoke theirs.
   listApiKeys: 'viewer',

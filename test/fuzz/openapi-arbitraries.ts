@@ -84,6 +84,7 @@ export const KINDS = [
   'locations',
   'ranges',
   'tags',
+  'custom-fields',
   'webhooks',
   'api-keys',
   'members',
@@ -520,6 +521,8 @@ function objectOf(schema: Schema, ctx: GenContext): fc.Arbitrary<Record<string, 
       rest({ ...ctx, network: cidr }, 'network').map((o) => ({ network: text, ...o })),
     );
   }
+  // A custom field definition: choices exactly for a select, a default of its type, required only with one.
+  if (properties.choices && properties.type) return rest(ctx).map(coherentDefinition);
   if (resolve(properties.subnet).type === 'string') {
     const subnets = ctx.pools.subnets.filter((s) => s.network && !s.vrfId);
     return fc
@@ -528,6 +531,34 @@ function objectOf(schema: Schema, ctx: GenContext): fc.Arbitrary<Record<string, 
       .chain((cidr) => rest({ ...ctx, network: cidr }, 'subnet').map((o) => ({ subnet: formatCidr(cidr), ...o })));
   }
   return rest(ctx);
+}
+
+/** A value of each custom field type, for a definition's default. */
+const DEFAULT_OF: Record<string, unknown> = {
+  text: 'x',
+  integer: 7,
+  boolean: true,
+  date: '2026-01-02',
+  url: 'https://example.com/',
+  ip: '10.0.0.1',
+};
+
+/**
+ * A generated definition (create or change) made coherent, so that valid requests succeed: choices for a select
+ * (distinct), none for another type, a default of the type, required only beside a default (a required field
+ * without one would refuse every other create of the run).
+ */
+function coherentDefinition(body: Record<string, unknown>): Record<string, unknown> {
+  const fixed = { ...body };
+  const choices = [...new Set(Array.isArray(fixed.choices) ? (fixed.choices as string[]) : [])];
+  if (fixed.type === 'select') fixed.choices = choices.length ? choices : ['a', 'b'];
+  else if (fixed.type !== undefined) delete fixed.choices;
+  if (fixed.default !== undefined && fixed.default !== null) {
+    if (fixed.type === undefined) delete fixed.default;
+    else fixed.default = fixed.type === 'select' ? (fixed.choices as string[])[0] : DEFAULT_OF[fixed.type as string];
+  }
+  if (fixed.required === true && (fixed.default === undefined || fixed.default === null)) fixed.required = false;
+  return fixed;
 }
 
 // ---- Requests -------------------------------------------------------------------------------------------

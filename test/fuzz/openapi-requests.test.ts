@@ -194,6 +194,12 @@ async function seed() {
     const range = expectStatus(await api.call('createSubnetRange', { params: { id: v4.id }, body }), 201);
     add('ranges', { id: range.id, network: v4.network, subnetId: v4.id });
   }
+  for (const body of [
+    { kind: 'subnet', name: 'fuzz_units', type: 'integer' },
+    { kind: 'address', name: 'fuzz_site', type: 'select', choices: ['ams1', 'fra1'] },
+  ]) {
+    add('custom-fields', { id: expectStatus(await api.call('createCustomField', { body }), 201).id });
+  }
   for (const path of ['ok', 'fail']) {
     const body = { url: `${ctx.receiverUrl}/${path}` };
     add('webhooks', { id: expectStatus(await api.call('createWebhook', { body }), 201).id });

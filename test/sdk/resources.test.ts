@@ -243,6 +243,25 @@ describe('pagination', () => {
     expect(requests[0]).toMatch(/resource_type=folder/);
   });
 
+  it('filters the subnet and address lists by custom fields, typed, in one call and page after page', async () => {
+    const { client, requests } = await newClient({ plan: 'pro' });
+    await client.customFields.create({ kind: 'subnet', name: 'site', type: 'select', choices: ['ams1', 'fra1'] });
+    await client.customFields.create({ kind: 'address', name: 'units', type: 'integer' });
+    const ams = await client.subnets.create({ network: '10.202.1.0/24', custom_fields: { site: 'ams1' } });
+    await client.subnets.create({ network: '10.202.2.0/24', custom_fields: { site: 'fra1' } });
+    const home = 'subnet' in ams ? ams.subnet : ams;
+    for (const units of [1, 2, 3]) {
+      await client.addresses.create(home.id, { ip: `10.202.1.${units}`, custom_fields: { units } });
+    }
+    requests.length = 0;
+    expect((await client.subnets.list({ cf_site: 'ams1' })).map((s) => s.network)).toEqual(['10.202.1.0/24']);
+    const ips = [];
+    for await (const address of client.addresses.iterate(home.id, { cf_units__gte: 2, limit: 1 })) ips.push(address.ip);
+    expect(ips).toEqual(['10.202.1.2', '10.202.1.3']);
+    expect(requests[0]).toBe('GET /api/v1/subnets?cf_site=ams1');
+    expect(requests[1]).toMatch(/cf_units__gte=2/);
+  });
+
   it('iterates the subnet list in pages by cursor, the first without an offset', async () => {
     const { client, requests } = await newClient();
     for (const third of [1, 2, 3, 4, 5]) await client.subnets.create({ network: `10.201.${third}.0/24` });

@@ -24,6 +24,8 @@ const NOT_IN_SCHEMA = [
   'change_commits',
   'change_floors',
   'ip_ranges',
+  'custom_field_definitions',
+  'custom_field_versions',
 ];
 
 describe('the drizzle schema and the migrations', () => {

@@ -32,7 +32,13 @@ import {
   type PageParams,
   type PagePosition,
 } from './pagination.js';
-import { type LastResponse, type OperationName, RESOURCES, type ResourceMethods } from './resources.js';
+import {
+  type CustomFieldFilters,
+  type LastResponse,
+  type OperationName,
+  RESOURCES,
+  type ResourceMethods,
+} from './resources.js';
 
 export type { FollowParams } from './changes.js';
 // These take the place of the generated types of the same names (`export *` below): counts may be bigints.
@@ -88,6 +94,7 @@ export {
 export { parseJson } from './json.js';
 export type { PageParams } from './pagination.js';
 export {
+  type CustomFieldFilters,
   type LastResponse,
   type OperationName,
   RESOURCES,
@@ -105,14 +112,14 @@ export interface IteratorMethods {
     /** Every address of a subnet, in address order, `limit` (default 1000) per request. */
     iterate(
       subnetId: string,
-      params?: Omit<ListSubnetAddressesParams, 'limit' | 'offset'> & PageParams,
+      params?: Omit<ListSubnetAddressesParams, 'limit' | 'offset'> & PageParams & CustomFieldFilters,
       options?: RequestOptions,
     ): AsyncGenerator<Address, void, undefined>;
   };
   readonly subnets: {
     /** Every subnet that passes the filters, in the list's order, `limit` (default 1000) per request. */
     iterate(
-      params?: Omit<ListSubnetsParams, 'cursor'>,
+      params?: Omit<ListSubnetsParams, 'cursor'> & CustomFieldFilters,
       options?: RequestOptions,
     ): AsyncGenerator<Subnet, void, undefined>;
   };

@@ -76,6 +76,13 @@ export const RESOURCES = {
   },
   activity: { list: 'listActivity', filters: 'listActivityFilters', export: 'exportActivity' },
   changes: { list: 'listChanges' },
+  customFields: {
+    list: 'listCustomFields',
+    create: 'createCustomField',
+    get: 'getCustomField',
+    update: 'updateCustomField',
+    delete: 'deleteCustomField',
+  },
   ranges: {
     list: 'listSubnetRanges',
     create: 'createSubnetRange',
@@ -158,9 +165,31 @@ export interface LastResponse {
 /** An object or array result carries `lastResponse`; `void` and text results cannot (see `onResponse`). */
 export type WithLastResponse<T> = T extends object ? T & { readonly lastResponse: LastResponse } : T;
 
+/**
+ * The custom field filters of the subnet list and a subnet's address list (`cf_<name>`, and `cf_<name>__gte`,
+ * `__lte`, `__gt`, `__lt` for integer and date fields), which the document states in the lists' descriptions.
+ */
+export type CustomFieldFilters = { [parameter: `cf_${string}`]: string | number | boolean };
+
+/** The lists that take custom field filters, and the position of their query parameters. */
+interface FilteredLists {
+  listSubnets: 0;
+  listSubnetAddresses: 1;
+}
+
+/** Arguments `A` with the one at position `P` (a string, as tuple keys are) also taking custom field filters. */
+type WithFiltersAt<A extends readonly unknown[], P extends string> = {
+  [I in keyof A]: I extends P ? A[I] & CustomFieldFilters : A[I];
+};
+
+/** An operation's arguments; a list's query also takes custom field filters. */
+type ArgumentsOf<K extends OperationName> = K extends keyof FilteredLists
+  ? WithFiltersAt<Parameters<Endpoints[K]>, `${FilteredLists[K]}`>
+  : Parameters<Endpoints[K]>;
+
 /** A generated operation that resolves to its success body and throws `ApiError` for an error status. */
 export type ResourceMethod<K extends OperationName> = (
-  ...args: Parameters<Endpoints[K]>
+  ...args: ArgumentsOf<K>
 ) => Promise<WithLastResponse<SuccessData<K>>>;
 
 export type ResourceMethods = {

@@ -63,6 +63,7 @@ export type ResourceType =
   | 'location'
   | 'range'
   | 'tag'
+  | 'custom_field'
   | 'api_key'
   | 'webhook'
   | 'member'

@@ -9,11 +9,16 @@
  * characters in text, so a page is unpacked only when it splits into exactly the rows the count promises,
  * each of exactly its fields; a value holding either character makes it answer from a plain row query.
  */
-import { and, asc, count, eq, ilike, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { addresses, subnets } from '../../db/schema';
 import { taggedAs } from '../../db/tag-filter';
+import {
+  type CustomFieldFilter,
+  customFieldFilterParameters,
+  customFieldFilterSql,
+} from '../custom-fields/custom-fields.service';
 import type { TagFilter } from '../shared/tags';
 import { ADDRESS_FIELDS, fromPacked, PACKED_FIELDS, toDto } from './address-shape.repo';
 
@@ -136,6 +141,20 @@ export interface AddressFilter {
   createdAfter?: string;
   updatedAfter?: string;
   tags?: TagFilter;
+  /** The `cf_` filters. */
+  customFields?: CustomFieldFilter;
+}
+
+/** The `cf_` filters' condition on the addresses' custom fields, its parameters bound. */
+function customFieldsCondition(filter: CustomFieldFilter): SQL {
+  const values: Record<string, string> = customFieldFilterParameters(filter);
+  const text = customFieldFilterSql('"addresses"."custom_fields"');
+  const parameter = (part: string) => values[part.slice(1)];
+  return sql.join(
+    text
+      .split(/(:cfEquals|:cfRanges)/)
+      .map((part) => (part.startsWith(':cf') ? sql`${parameter(part)}` : sql.raw(part))),
+  );
 }
 
 /** `%`, `_` and `\` stand for themselves in a LIKE pattern. */
@@ -173,6 +192,7 @@ export async function filteredPageInSubnet(
     filter.createdAfter ? sql`${addresses.createdAt} > ${filter.createdAfter}::timestamptz` : undefined,
     filter.updatedAfter ? sql`${addresses.updatedAt} > ${filter.updatedAfter}::timestamptz` : undefined,
     taggedAs(addresses.tags, filter.tags),
+    filter.customFields ? customFieldsCondition(filter.customFields) : undefined,
   );
   const [counted] = await db.select({ n: count() }).from(addresses).where(passing);
   const total = counted?.n ?? 0;

@@ -12,11 +12,13 @@ import {
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
+import type { Step } from '../../db/pipeline';
 import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created, deleted, updated } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordDelete, recordUpdate } from '../activity/activity.service';
+import { assertUpdateFields, listFilter, withCreateFields } from '../custom-fields/custom-fields.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import { runPeriodically } from '../shared/periodic';
 import { atVersion, given, orNotFound, orRowError, type RowOutcome } from '../shared/results';
@@ -147,7 +149,8 @@ export async function listAddresses(
     if (typeof after !== 'string' || !parseIp(after)) throw badRequest(`cursor: not a cursor of ${list}`);
     start = { after };
   }
-  const filter = addressFilterOf(query);
+  const customFields = await listFilter(db, caller.orgId, 'address', query);
+  const filter = customFields ? { ...addressFilterOf(query), customFields } : addressFilterOf(query);
   const page = orNotFound(
     filter
       ? await filteredPageInSubnet(db, caller.orgId, subnetId.toLowerCase(), filter, limit, start)
@@ -172,12 +175,25 @@ export async function getAddress(db: Db, caller: Principal, id: string) {
  * child, under the limit), a check that it wrote (which, when it did not, names the rule that refused it),
  * and the activity entry and events. A refusal rolls the batch back and is answered as its rule says.
  */
-export async function createAddress(
+export const createAddress = (
   db: Db,
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof CreateAddressBody>,
   now: Date,
+) =>
+  withCreateFields(db, caller.orgId, 'address', input.custom_fields, (custom_fields, guard) =>
+    createChecked(db, caller, subnetId, { ...input, custom_fields }, now, guard),
+  );
+
+/** createAddress with its custom fields checked; `guard` fails the write when the definitions changed since. */
+async function createChecked(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof CreateAddressBody>,
+  now: Date,
+  customFieldsGuard: Step<unknown>,
 ) {
   const orgId = caller.orgId;
   const parsed = parseIp(input.ip);
@@ -197,6 +213,7 @@ export async function createAddress(
         ...tagsLockSteps(orgId, values.tags),
         ...limitLockSteps(caller, 'addresses'),
         lockAddressHomeStep(orgId, subnetId),
+        customFieldsGuard,
       ],
       steps: {
         inserted: repo.insertIfAllowedStep(orgId, id, values, rules),
@@ -279,6 +296,7 @@ export async function updateAddress(
   const values = { ...givenFields(input), ...confirming(input.status) };
   return commitTransaction(db, async (tx) => {
     await assertTags(tx, caller.orgId, input.tags);
+    await assertUpdateFields(tx, caller.orgId, 'address', input.custom_fields);
     const before = await lockedAt(tx, caller.orgId, id, ifMatch);
     const row = first(await repo.update(tx, caller.orgId, id, values), 'the locked address, updated');
     await recordUpdate(tx, caller, 'address', id, addressFields(before), addressFields(row));

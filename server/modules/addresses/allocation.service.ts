@@ -3,11 +3,12 @@ import { setTimeout } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { AllocateAddressesBody } from '../../../contract/addresses.contract';
 import type { Db } from '../../db/connection';
-import { onOneConnection } from '../../db/pipeline';
+import { onOneConnection, type Step } from '../../db/pipeline';
 import { exhausted, isRequirementFailed } from '../../errors';
 import { parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { addressFields, created } from '../activity/activity.changes';
+import { isDefinitionsChanged, withCreateFields } from '../custom-fields/custom-fields.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
 import { allocationHomeOf, lockAddressHomeStep } from '../subnets/spaces';
@@ -45,12 +46,25 @@ const HINTED_PASSED_OVER = 2;
  * subnet changed) it rolls back and the allocation starts over with more candidates; a refusal by the limit
  * is a 402.
  */
-export async function allocateAddresses(
+export const allocateAddresses = (
   db: Db,
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof AllocateAddressesBody>,
   now: Date,
+) =>
+  withCreateFields(db, caller.orgId, 'address', input.custom_fields, (custom_fields, guard) =>
+    allocate(db, caller, subnetId, { ...input, custom_fields }, now, guard),
+  );
+
+/** allocateAddresses with its custom fields checked; `guard` fails the write when the definitions changed since. */
+async function allocate(
+  db: Db,
+  caller: Principal,
+  subnetId: string,
+  input: z.infer<typeof AllocateAddressesBody>,
+  now: Date,
+  guard: Step<unknown>,
 ) {
   const orgId = caller.orgId;
   const limit = limitOf(caller, 'addresses');
@@ -70,6 +84,7 @@ export async function allocateAddresses(
           ...tagsLockSteps(orgId, values.tags),
           ...limitLockSteps(caller, 'addresses'),
           lockAddressHomeStep(orgId, subnetId),
+          guard,
         ],
         steps: {
           inserted: repo.insertAllocatedStep(orgId, subnet, candidates, input.count, values, limit, below),
@@ -83,7 +98,7 @@ export async function allocateAddresses(
         answer: ({ inserted }) => inserted.sort((a, b) => compareIps(a.ip, b.ip)).map(toDto),
       });
     } catch (error) {
-      if (!isRequirementFailed(error)) throw error;
+      if (!isRequirementFailed(error) || isDefinitionsChanged(error)) throw error;
       const unknownTag = unknownTagError(error);
       if (unknownTag) throw unknownTag;
       return null;

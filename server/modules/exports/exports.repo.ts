@@ -32,6 +32,8 @@ export interface SubnetExportRow {
   tracked: boolean;
   /** Its tags' names separated by commas (which no name holds). */
   tags: string;
+  /** As JSON text; null when unset. */
+  customFields: string | null;
 }
 
 const subnetsAfter = prepared<
@@ -42,7 +44,8 @@ const subnetsAfter = prepared<
   `SELECT s.space_id AS "spaceId", s.network::text AS network, s.name, s.description, f.name AS folder,
      v.vlan_number AS vlan, r.name AS vrf, l.name AS location, host(s.gateway) AS gateway,
      host(s.dns_primary) AS "dnsPrimary", host(s.dns_secondary) AS "dnsSecondary", s.is_pool AS "isPool",
-     s.scan_enabled AS "scanEnabled", s.tracked, array_to_string(s.tags, ',') AS tags
+     s.scan_enabled AS "scanEnabled", s.tracked, array_to_string(s.tags, ',') AS tags,
+     s.custom_fields::text AS "customFields"
    FROM subnets s
    LEFT JOIN folders f ON f.org_id = s.org_id AND f.id = s.folder_id
    LEFT JOIN vlans v ON v.org_id = s.org_id AND v.id = s.vlan_id
@@ -84,6 +87,8 @@ export interface AddressExportRow {
   ptrRecord: string | null;
   vrf: string | null;
   tags: string;
+  /** As JSON text; null when unset. */
+  customFields: string | null;
 }
 
 /**
@@ -98,7 +103,7 @@ const addressesAfter = prepared<
   `WITH home AS (SELECT space_id, network FROM subnets WHERE org_id = :orgId AND id = :subnetId::uuid)
    SELECT a.space_id AS "spaceId", host(a.ip) AS ip, s.network::text AS subnet, a.hostname,
      a.mac_address AS "macAddress", a.description, a.status, a.owner, a.ptr_record AS "ptrRecord", r.name AS vrf,
-     array_to_string(a.tags, ',') AS tags
+     array_to_string(a.tags, ',') AS tags, a.custom_fields::text AS "customFields"
    FROM addresses a JOIN subnets s ON s.id = a.subnet_id
    LEFT JOIN vrfs r ON r.org_id = a.org_id AND r.id = a.vrf_id
    WHERE a.org_id = :orgId

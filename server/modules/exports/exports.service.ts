@@ -26,9 +26,11 @@ const SUBNET_COLUMNS = [
   'scan_enabled',
   'tracked',
   'tags',
+  'custom_fields',
 ];
-// The VRF of `subnet` (empty: the global space), as the import's `vrf` takes it (docs/decisions.md, Export); then
-// the tags, separated by commas (which no tag name holds).
+// After the specification's columns, the VRF of `subnet` (empty: the global space), as the import's `vrf` takes it,
+// then the tags, separated by commas (which no tag name holds), then the custom fields as JSON (docs/decisions.md,
+// Export).
 const ADDRESS_COLUMNS = [
   'ip',
   'subnet',
@@ -40,6 +42,7 @@ const ADDRESS_COLUMNS = [
   'ptr_record',
   'vrf',
   'tags',
+  'custom_fields',
 ];
 
 /** The organisation's subnets (of one folder: 404 when it has none such) as CSV. */
@@ -64,6 +67,7 @@ export async function exportSubnets(db: Db, caller: Principal, folderId?: string
       s.scanEnabled,
       s.tracked,
       s.tags,
+      s.customFields,
     ],
   });
 }
@@ -86,6 +90,7 @@ export async function exportAddresses(db: Db, caller: Principal, subnetId?: stri
       a.ptrRecord,
       a.vrf,
       a.tags,
+      a.customFields,
     ],
   });
 }

@@ -17,6 +17,7 @@ import { describeZod, HttpError } from '../../errors';
 import { formatCidr, parseCidr } from '../../ipam';
 import type { Principal } from '../../principal';
 import { importAddresses as createAddresses, type ImportedAddress } from '../addresses/addresses.service';
+import { importRules } from '../custom-fields/custom-fields.service';
 import { ensureFolder } from '../folders/folders.service';
 import { ensureLocation } from '../locations/locations.service';
 import { importRanges as createRanges, type ImportedRange } from '../ranges/ranges.service';
@@ -29,6 +30,7 @@ import { ensureVrf } from '../vrfs/vrfs.service';
 import { commitTransaction } from '../writes/writes';
 
 type SubnetRow = z.infer<typeof ImportSubnetRow>;
+type AddressRow = z.infer<typeof ImportAddressRow>;
 type SubnetValues = ReturnType<typeof subnetValues>;
 
 export async function importSubnets(
@@ -47,9 +49,11 @@ export async function importSubnets(
   });
   return commitTransaction(db, async (tx) => {
     const named = namedObjects(tx, caller);
+    const customFields = await importRules(tx, caller.orgId, 'subnet');
     const ready: Ready<SubnetValues>[] = [];
     for (const { network, item } of checked) {
-      ready.push({ label: network, item: isRowOutcome(item) ? item : await withReferences(item, named) });
+      const typed = isRowOutcome(item) ? item : withCustomFields(item, customFields);
+      ready.push({ label: network, item: isRowOutcome(typed) ? typed : await withReferences(typed, named) });
     }
     const outcomes = await createRemaining(ready, (values) => createSubnets(tx, caller, values));
     return {
@@ -76,16 +80,19 @@ export async function importAddresses(
     const named = namedObjects(tx, caller);
     const networks = [...new Set(checked.flatMap(({ item }) => (isRowOutcome(item) ? [] : [item.network])))];
     const homes = await homesByNetwork(tx, caller.orgId, networks);
+    const customFields = await importRules(tx, caller.orgId, 'address');
+    /** A checked row's address to create, or its error: its custom fields, its subnet, then its tags. */
+    const addressOf = async ({ row, network }: { row: AddressRow; network: string }) => {
+      const { subnet: _, vrf, ...input } = row;
+      const fields = orRowError(() => customFields(input.custom_fields));
+      if (isRowOutcome(fields)) return fields;
+      const home = homeNamed(homes, network, vrf);
+      if (isRowOutcome(home)) return home;
+      return (await withTags(input.tags, named)) ?? { home, input: { ...input, custom_fields: fields } };
+    };
     const ready: Ready<ImportedAddress>[] = [];
     for (const { ip, item } of checked) {
-      if (isRowOutcome(item)) {
-        ready.push({ label: ip, item });
-        continue;
-      }
-      const { subnet: _, vrf, ...input } = item.row;
-      const home = homeNamed(homes, item.network, vrf);
-      const refused = isRowOutcome(home) ? home : await withTags(input.tags, named);
-      ready.push({ label: ip, item: refused ?? { home: home as NamedHome, input } });
+      ready.push({ label: ip, item: isRowOutcome(item) ? item : await addressOf(item) });
     }
     const outcomes = await createRemaining(ready, (items) => createAddresses(tx, caller, items));
     return {
@@ -226,6 +233,15 @@ function namedObjects(tx: Db, caller: Principal) {
     location: cached('location', ensureLocation),
     tag: cached('tags', ensureTag),
   };
+}
+
+/** A subnet row with its custom fields checked against the definitions and given their defaults, or its error. */
+function withCustomFields(
+  { row, values }: { row: SubnetRow; values: SubnetValues },
+  check: (given: SubnetValues['customFields']) => Record<string, unknown> | undefined,
+) {
+  const fields = orRowError(() => check(values.customFields));
+  return isRowOutcome(fields) ? fields : { row, values: { ...values, customFields: fields ?? null } };
 }
 
 async function withReferences(

@@ -16,7 +16,7 @@ export interface SearchTerms {
 }
 
 /** A search statement's parameters: a term the query cannot be read as is null. */
-type SearchParams = SearchTerms & { orgId: string; limit: number };
+type SearchParams = SearchTerms & { orgId: string; limit: number; customFields: string | null };
 
 /**
  * Each kind of match is its own indexed query of at most `limit` rows with a rank (lower is better) and an
@@ -51,6 +51,9 @@ const subnetsFound = prepared<{ id: string; network: string; name: string }, Sea
     `SELECT id, 4 AS rank, 0 AS sort FROM subnets
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY network`,
     `SELECT id, 5 AS rank, 0 AS sort FROM subnets
+     WHERE :customFields::jsonpath IS NOT NULL AND org_id = :orgId AND custom_fields @@ :customFields::jsonpath
+     ORDER BY network`,
+    `SELECT id, 6 AS rank, 0 AS sort FROM subnets
      WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] ORDER BY network`,
   ]),
   { planEachCall: true },
@@ -73,14 +76,18 @@ const addressesFound = prepared<
     `SELECT id, 4 AS rank, 0 AS sort FROM addresses
      WHERE org_id = :orgId AND description ILIKE :substring ORDER BY space_id, ip`,
     `SELECT id, 5 AS rank, 0 AS sort FROM addresses
+     WHERE :customFields::jsonpath IS NOT NULL AND org_id = :orgId AND custom_fields @@ :customFields::jsonpath
+     ORDER BY space_id, ip`,
+    `SELECT id, 6 AS rank, 0 AS sort FROM addresses
      WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] ORDER BY space_id, ip`,
   ]),
   { planEachCall: true },
 );
 
 /** The statements' parameters: an empty term counts as absent, as a missing one. */
-const paramsOf = (orgId: string, terms: SearchTerms, limit: number): SearchParams => ({
+const paramsOf = (orgId: string, terms: SearchTerms, limit: number, customFields: string | null): SearchParams => ({
   orgId,
+  customFields,
   ip: terms.ip || null,
   cidr: terms.cidr || null,
   prefix: terms.prefix || null,
@@ -90,8 +97,14 @@ const paramsOf = (orgId: string, terms: SearchTerms, limit: number): SearchParam
   limit,
 });
 
-export const searchSubnets = (db: Db, orgId: string, terms: SearchTerms, limit: number) =>
-  subnetsFound(db, paramsOf(orgId, terms, limit));
+/** `customFields`: a JSON path of custom field values equal to the query (rank 5), or null. */
+export const searchSubnets = (db: Db, orgId: string, terms: SearchTerms, limit: number, customFields: string | null) =>
+  subnetsFound(db, paramsOf(orgId, terms, limit, customFields));
 
-export const searchAddresses = (db: Db, orgId: string, terms: SearchTerms, limit: number) =>
-  addressesFound(db, paramsOf(orgId, terms, limit));
+export const searchAddresses = (
+  db: Db,
+  orgId: string,
+  terms: SearchTerms,
+  limit: number,
+  customFields: string | null,
+) => addressesFound(db, paramsOf(orgId, terms, limit, customFields));

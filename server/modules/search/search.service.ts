@@ -2,6 +2,7 @@ import { SEARCH_MAX_RESULTS } from '../../../contract/search.contract';
 import type { Db } from '../../db/connection';
 import { BITS, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
+import { textFieldsEqualTo } from '../custom-fields/custom-fields.service';
 import * as repo from './search.repo';
 
 /** `%`, `_` and `\` stand for themselves in the query. */
@@ -28,9 +29,10 @@ function searchTerms(q: string): repo.SearchTerms {
 /** Subnets and addresses of the organisation matching `q`, best first, at most 50 of each. */
 export async function search(db: Db, caller: Principal, q: string) {
   const terms = searchTerms(q);
+  const customFields = await textFieldsEqualTo(db, caller.orgId, q.trim());
   const [subnets, addresses] = [
-    await repo.searchSubnets(db, caller.orgId, terms, SEARCH_MAX_RESULTS),
-    await repo.searchAddresses(db, caller.orgId, terms, SEARCH_MAX_RESULTS),
+    await repo.searchSubnets(db, caller.orgId, terms, SEARCH_MAX_RESULTS, customFields.subnet),
+    await repo.searchAddresses(db, caller.orgId, terms, SEARCH_MAX_RESULTS, customFields.address),
   ];
   return { subnets, addresses };
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AllocateSubnetsBody } from '../../../contract/subnets.schemas';
 import type { Db } from '../../db/connection';
-import { onOneConnection, transaction } from '../../db/pipeline';
+import { onOneConnection, type Step, transaction } from '../../db/pipeline';
 import { badRequest, exhausted, isRequirementFailed, refusalOf } from '../../errors';
 import {
   BITS,
@@ -19,6 +19,7 @@ import {
 } from '../../ipam';
 import type { Principal } from '../../principal';
 import { created, subnetFields } from '../activity/activity.changes';
+import { withCreateFields } from '../custom-fields/custom-fields.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf } from '../identity/limit-check';
 import { orNotFound } from '../shared/results';
 import { commitChange, isDryRun } from '../writes/writes';
@@ -42,11 +43,23 @@ import { missingReference, subnetValues } from './subnets.service';
  * made again with the space held from before the read, as the writes that came first release it: so
  * concurrent allocations take turns, and each sees the blocks the one before took.
  */
-export async function allocateSubnets(
+export const allocateSubnets = (
   db: Db,
   caller: Principal,
   parentId: string,
   input: z.infer<typeof AllocateSubnetsBody>,
+) =>
+  withCreateFields(db, caller.orgId, 'subnet', input.custom_fields, (custom_fields, guard) =>
+    allocate(db, caller, parentId, { ...input, custom_fields }, guard),
+  );
+
+/** allocateSubnets with its custom fields checked; `guard` fails the write when the definitions changed since. */
+async function allocate(
+  db: Db,
+  caller: Principal,
+  parentId: string,
+  input: z.infer<typeof AllocateSubnetsBody>,
+  guard: Step<unknown>,
 ) {
   // Right after this process's last allocation in the subnet, from what it left there, without a read.
   const key = `${caller.orgId}:${parentId.toLowerCase()}`;
@@ -54,14 +67,16 @@ export async function allocateSubnets(
   if (hinted) {
     // Used once; a dry run leaves it, as it leaves the subnet.
     if (!isDryRun()) hints.delete(key);
-    const outcome = await allocateOnce(db, caller, parentId, input, hinted);
+    const outcome = await allocateOnce(db, caller, parentId, input, guard, hinted);
     if (outcome !== 'changed') return outcome;
   }
-  const optimistic = await onOneConnection(db, (connection) => allocateOnce(connection, caller, parentId, input));
+  const optimistic = await onOneConnection(db, (connection) =>
+    allocateOnce(connection, caller, parentId, input, guard),
+  );
   if (optimistic !== 'changed') return optimistic;
   return transaction(db, async (tx) => {
     await lockSubnet(tx, caller.orgId, parentId, (await load(tx, caller.orgId, parentId)).row.vrfId);
-    const outcome = await allocateOnce(tx, caller, parentId, input);
+    const outcome = await allocateOnce(tx, caller, parentId, input, guard);
     if (outcome === 'changed') throw new Error(`the subnet ${parentId} changed while its space was locked`);
     return outcome;
   });
@@ -88,6 +103,7 @@ async function allocateOnce(
   caller: Principal,
   parentId: string,
   input: z.infer<typeof AllocateSubnetsBody>,
+  guard: Step<unknown>,
   hint?: Basis,
 ): Promise<SubnetDto[] | 'changed'> {
   const orgId = caller.orgId;
@@ -121,6 +137,7 @@ async function allocateOnce(
         ...lockReferencesSteps(orgId, refs),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(parent.vrfId)),
+        guard,
       ],
       steps: {
         // Without a hint, whether the subnet is still as read once its space is held: then a hint can follow.

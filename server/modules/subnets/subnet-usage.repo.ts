@@ -5,6 +5,11 @@ import type { Db } from '../../db/connection';
 import { prepared } from '../../db/prepared';
 import { subnets } from '../../db/schema';
 import { type Cidr, formatCidr } from '../../ipam';
+import {
+  type CustomFieldFilter,
+  customFieldFilterParameters,
+  customFieldFilterSql,
+} from '../custom-fields/custom-fields.service';
 import type { TagFilter } from '../shared/tags';
 import type { SubnetRow } from './subnets.repo';
 
@@ -86,29 +91,44 @@ export interface ListPosition {
 /** The list's order as a row value; the global space's VRF is the nil uuid (only one space has no VRF). */
 const LIST_ORDER = `(s.vrf_id IS NULL), coalesce(s.vrf_id, '00000000-0000-0000-0000-000000000000'::uuid), family(s.network), s.network`;
 
-type PageParams = {
-  orgId: string;
-  folderId: string | null;
-  vrfAny: boolean;
-  vrfIds: string[];
-  globalSpace: boolean;
-  vlanIds: string[] | null;
-  locationIds: string[] | null;
-  isPool: boolean | null;
-  contains: string | null;
-  within: string | null;
-  tagsAny: string[] | null;
-  tagsAll: string[] | null;
-  started: boolean;
-  afterGlobal: boolean;
-  afterVrf: string;
-  family: number;
-  network: string;
-  limit: number;
-};
-
-// The page is chosen first (by the list's order), then only its subnets are counted.
-const PAGE_WITH_USAGE = `WITH page AS (
+/**
+ * The page's statement; `customFields`: with the condition of `cf_` filters. A page filtered by custom field or by
+ * tag is planned for its values each call: only then may the partial GIN indexes answer the filter (a generic plan
+ * cannot know that a filter's parameter is not null).
+ */
+const pageStatement = (customFields: boolean, planEachCall: boolean) =>
+  prepared<
+    WithUsage,
+    {
+      orgId: string;
+      folderId: string | null;
+      vrfAny: boolean;
+      vrfIds: string[];
+      globalSpace: boolean;
+      vlanIds: string[] | null;
+      locationIds: string[] | null;
+      isPool: boolean | null;
+      contains: string | null;
+      within: string | null;
+      tagsAny: string[] | null;
+      tagsAll: string[] | null;
+      started: boolean;
+      afterGlobal: boolean;
+      afterVrf: string;
+      family: number;
+      network: string;
+      limit: number;
+      cfEquals?: string;
+      cfRanges?: string;
+    }
+  >(
+    customFields
+      ? 'subnets_page_with_usage_cf'
+      : planEachCall
+        ? 'subnets_page_with_usage_tagged'
+        : 'subnets_page_with_usage',
+    // The page is chosen first (by the list's order), then only its subnets are counted.
+    `WITH page AS (
      SELECT s.id FROM subnets s
      WHERE s.org_id = :orgId AND (:folderId::uuid IS NULL OR s.folder_id = :folderId::uuid)
        AND (:vrfAny::boolean OR (:globalSpace::boolean AND s.vrf_id IS NULL) OR s.vrf_id = ANY(:vrfIds::uuid[]))
@@ -119,22 +139,20 @@ const PAGE_WITH_USAGE = `WITH page AS (
        AND (:within::cidr IS NULL OR s.network <<= :within::cidr)
        AND (:tagsAny::text[] IS NULL OR (s.tags <> '{}' AND s.tags && :tagsAny::text[]))
        AND (:tagsAll::text[] IS NULL OR (s.tags <> '{}' AND s.tags @> :tagsAll::text[]))
+       ${customFields ? `AND ${customFieldFilterSql('s.custom_fields')}` : ''}
        AND (NOT :started::boolean OR (${LIST_ORDER}) > (:afterGlobal::boolean, :afterVrf::uuid, :family::int, :network::cidr))
      ORDER BY ${LIST_ORDER}
      LIMIT :limit)
    SELECT ${columnsOf(subnets, 's')}, ${NAMES}, ${USED} AS used
    FROM page p JOIN subnets s ON s.id = p.id
    ${NAMES_JOINS}
-   ORDER BY ${LIST_ORDER}`;
+   ORDER BY ${LIST_ORDER}`,
+    { planEachCall },
+  );
 
-const pageWithUsage = prepared<WithUsage, PageParams>('subnets_page_with_usage', PAGE_WITH_USAGE);
-/**
- * The same page filtered by tag, planned for its values each time: only then may the partial GIN index of tagged
- * subnets answer the filter (a generic plan cannot know that the tag parameter is not null).
- */
-const taggedPageWithUsage = prepared<WithUsage, PageParams>('subnets_page_with_usage_tagged', PAGE_WITH_USAGE, {
-  planEachCall: true,
-});
+const pageWithUsage = pageStatement(false, false);
+const taggedPageWithUsage = pageStatement(false, true);
+const pageWithUsageFiltered = pageStatement(true, true);
 
 /** Filters of the subnet list; each absent one lets every subnet pass. */
 export interface SubnetFilter {
@@ -150,6 +168,8 @@ export interface SubnetFilter {
   /** Subnets inside this block (or equal to it). */
   within?: Cidr;
   tags?: TagFilter;
+  /** The `cf_` filters. */
+  customFields?: CustomFieldFilter;
 }
 
 /**
@@ -163,7 +183,10 @@ export async function pageOfSubnets(
   after: ListPosition | null,
   limit: number,
 ) {
-  const rows = await (filter.tags ? taggedPageWithUsage : pageWithUsage)(db, {
+  const custom = filter.customFields;
+  const statement = custom ? pageWithUsageFiltered : filter.tags ? taggedPageWithUsage : pageWithUsage;
+  const rows = await statement(db, {
+    ...(custom ? customFieldFilterParameters(custom) : {}),
     orgId,
     folderId: filter.folderId ?? null,
     vrfAny: filter.vrfIds === undefined,

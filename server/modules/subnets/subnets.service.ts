@@ -8,12 +8,19 @@ import {
 } from '../../../contract/subnets.contract';
 import { decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
+import type { Step } from '../../db/pipeline';
 import { badRequest, duplicate, isRequirementFailed, refusalOf } from '../../errors';
 import { BITS, type Cidr, containsCidr, containsIp, formatCidr, formatIp, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
 import { assertVersion, versionOf } from '../../versions';
 import { created, deleted, subnetFields } from '../activity/activity.changes';
 import { recordActivities, recordCreatedMany, recordUpdate } from '../activity/activity.service';
+import {
+  assertUpdateFields,
+  listFilter,
+  matchesFilter,
+  withCreateFields,
+} from '../custom-fields/custom-fields.service';
 import * as folders from '../folders/folders.service';
 import { assertCallerWithinLimit, limitLockSteps, limitOf, limitRoomLocked } from '../identity/limit-check';
 import * as locations from '../locations/locations.service';
@@ -198,7 +205,8 @@ function passes(filter: SubnetFilter, s: repo.SubnetRow) {
     (filter.isPool === undefined || s.isPool === filter.isPool) &&
     (filter.contains === undefined || containsCidr(network, filter.contains)) &&
     (filter.within === undefined || containsCidr(filter.within, network)) &&
-    passesTags(filter.tags, s.tags)
+    passesTags(filter.tags, s.tags) &&
+    (filter.customFields === undefined || matchesFilter(filter.customFields, s.customFields))
   );
 }
 
@@ -208,7 +216,8 @@ function passes(filter: SubnetFilter, s: repo.SubnetRow) {
  * thresholds apply (they need each subnet's count), so with them a page may hold fewer than `limit`.
  */
 export async function listSubnets(db: Db, caller: Principal, query: z.infer<typeof ListSubnetsQuery>) {
-  const filter = subnetFilterOf(query);
+  const customFields = await listFilter(db, caller.orgId, 'subnet', query);
+  const filter = { ...subnetFilterOf(query), ...(customFields ? { customFields } : {}) };
   if (query.limit === undefined && query.cursor === undefined) {
     const rows = await repo.listWithNames(db, caller.orgId);
     const used = rollUpUsed(rows.map((r) => ({ ...r.subnet, ownUsed: r.ownUsed })));
@@ -278,7 +287,18 @@ export function subnetValues(input: SubnetFields, refs: SubnetRefs): repo.Subnet
  * nesting (its parent; the subnets and addresses it covers), the activity entry and events, and the subnet read
  * back with the overlap warnings. A refusal rolls the batch back and is answered as its rule says.
  */
-export async function createSubnet(db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) {
+export const createSubnet = (db: Db, caller: Principal, input: z.infer<typeof CreateSubnetBody>) =>
+  withCreateFields(db, caller.orgId, 'subnet', input.custom_fields, (custom_fields, guard) =>
+    createChecked(db, caller, { ...input, custom_fields }, guard),
+  );
+
+/** createSubnet with its custom fields checked, and the guard that they were checked against the current definitions. */
+async function createChecked(
+  db: Db,
+  caller: Principal,
+  input: z.infer<typeof CreateSubnetBody>,
+  customFieldsGuard: Step<unknown>,
+) {
   const orgId = caller.orgId;
   const values = subnetValues(input, {
     folderId: input.folder_id ?? null,
@@ -295,6 +315,7 @@ export async function createSubnet(db: Db, caller: Principal, input: z.infer<typ
         ...writes.lockReferencesSteps(orgId, values),
         ...limitLockSteps(caller, 'subnets'),
         lockSpaceStep(orgId, spaceOf(vrfId)),
+        customFieldsGuard,
       ],
       steps: {
         ...writes.insertIfNewSteps(orgId, id, values, limitOf(caller, 'subnets')),
@@ -348,6 +369,7 @@ export async function updateSubnet(
   await commitTransaction(db, async (tx) => {
     await assertTags(tx, orgId, input.tags);
     await assertReferences(tx, orgId, input);
+    await assertUpdateFields(tx, orgId, 'subnet', input.custom_fields);
     const values: Partial<repo.SubnetInsert> = given({
       name: input.name,
       description: input.description,

@@ -41,6 +41,7 @@ __all__ = [
     "CheckoutCooldownError",
     "CreateAddressBody",
     "CreateApiKeyBody",
+    "CreateCustomFieldBody",
     "CreateFolderBody",
     "CreateLocationBody",
     "CreateRangeBody",
@@ -50,6 +51,10 @@ __all__ = [
     "CreateVlanBody",
     "CreateVrfBody",
     "CreateWebhookBody",
+    "CustomFieldDefinition",
+    "CustomFieldKind",
+    "CustomFieldType",
+    "CustomFieldWritten",
     "ErrorCode",
     "Folder",
     "ImportAddressResult",
@@ -65,6 +70,8 @@ __all__ = [
     "ImportSubnetsBody",
     "ImportSubnetsResponse",
     "ImportSummary",
+    "InvalidValuesReport",
+    "InvalidValuesReportExamplesItem",
     "IpRange",
     "Location",
     "LocationListItem",
@@ -130,6 +137,7 @@ __all__ = [
     "ToolsTracerouteHop",
     "ToolsWhoisLookup",
     "UpdateAddressBody",
+    "UpdateCustomFieldBody",
     "UpdateFolderBody",
     "UpdateLocationBody",
     "UpdateRangeBody",
@@ -1830,6 +1838,141 @@ class ChangePage:
     has_more: bool
 
 
+#: The kind of resource whose `custom_fields` the definition types: subnet or address
+CustomFieldKind = Literal["subnet", "address"]
+
+
+#: What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within
+#: ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or
+#: IPv6 address as a string) or select (one of `choices`)
+CustomFieldType = Literal["text", "integer", "boolean", "date", "url", "ip", "select"]
+
+
+@dataclass
+class CustomFieldDefinition:
+    """The type of one key of the `custom_fields` of subnets or of addresses"""
+    #: Unique id of the definition (UUID)
+    id: str
+    #: The kind of resource whose `custom_fields` the definition types: subnet or address
+    kind: CustomFieldKind
+    #: The key in `custom_fields` the definition types
+    name: str
+    #: Display name; empty when unset
+    label: str
+    #: Free-text description; empty when unset
+    description: str
+    #: What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within
+    #: ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or
+    #: IPv6 address as a string) or select (one of `choices`)
+    type: CustomFieldType
+    #: Whether every new or changed resource of the kind must hold the field
+    required: bool
+    #: RFC 3339 UTC timestamp
+    created_at: datetime
+    #: RFC 3339 UTC timestamp
+    updated_at: datetime
+    #: The value a new resource of the kind gets when it is created without the field; omitted when unset
+    default: Optional[Union[str, float, bool]] = None
+    #: The values a select may take; only for type select
+    choices: Optional[List[str]] = None
+
+
+class _CreateCustomFieldBodyRequired(TypedDict):
+    #: The kind of resource whose `custom_fields` the definition types: subnet or address
+    kind: CustomFieldKind
+    #: The key in `custom_fields`: a-z first, then a-z, 0-9 or _, at most 50 characters; fixed once created
+    name: str
+    #: What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within
+    #: ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or
+    #: IPv6 address as a string) or select (one of `choices`)
+    type: CustomFieldType
+
+
+class CreateCustomFieldBody(_CreateCustomFieldBodyRequired, total=False):
+    """A new definition; `choices` are given exactly for type select"""
+    #: Display name, e.g. Rack units
+    label: str
+    #: Free-text description
+    description: str
+    #: Default false
+    required: bool
+    #: A valid value of the type, given to new resources without it
+    default: Union[str, float, bool]
+    #: The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select
+    choices: List[str]
+
+
+@dataclass
+class InvalidValuesReportExamplesItem:
+    #: The subnet or address
+    resource_id: str
+    #: Its stored value, as stored; null when the field is missing
+    value: Any = None
+
+
+@dataclass
+class InvalidValuesReport:
+    """Stored values the definition does not accept (of another type, or missing where it is required). They stay
+    stored and readable; a write that gives the field must give a valid value
+    """
+    #: Resources of the kind whose stored value fails the definition
+    count: int
+    #: Up to 10 of them
+    examples: List[InvalidValuesReportExamplesItem]
+
+
+@dataclass
+class CustomFieldWritten:
+    """The definition as written, with the stored values it does not accept (see a dry run first)"""
+    #: Unique id of the definition (UUID)
+    id: str
+    #: The kind of resource whose `custom_fields` the definition types: subnet or address
+    kind: CustomFieldKind
+    #: The key in `custom_fields` the definition types
+    name: str
+    #: Display name; empty when unset
+    label: str
+    #: Free-text description; empty when unset
+    description: str
+    #: What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within
+    #: ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or
+    #: IPv6 address as a string) or select (one of `choices`)
+    type: CustomFieldType
+    #: Whether every new or changed resource of the kind must hold the field
+    required: bool
+    #: RFC 3339 UTC timestamp
+    created_at: datetime
+    #: RFC 3339 UTC timestamp
+    updated_at: datetime
+    #: Stored values the definition does not accept (of another type, or missing where it is required). They
+    #: stay stored and readable; a write that gives the field must give a valid value
+    invalid: InvalidValuesReport
+    #: The value a new resource of the kind gets when it is created without the field; omitted when unset
+    default: Optional[Union[str, float, bool]] = None
+    #: The values a select may take; only for type select
+    choices: Optional[List[str]] = None
+
+
+class UpdateCustomFieldBody(TypedDict, total=False):
+    """Only the fields given change; `kind` and `name` cannot (the stored values live under the name). The default
+    and the choices must suit the type the definition ends up with
+    """
+    #: Display name
+    label: str
+    #: Free-text description
+    description: str
+    #: What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within
+    #: ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or
+    #: IPv6 address as a string) or select (one of `choices`)
+    type: CustomFieldType
+    #: Whether every new or changed resource of the kind must hold the field
+    required: bool
+    #: A valid value of the type; null removes the default
+    default: Union[Optional[str], Optional[float], Optional[bool]]
+    #: The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select
+    choices: List[str]
+
+
 @dataclass
 class ToolsDnsResult:
     """The answer of one resolver"""
@@ -2326,7 +2469,7 @@ class PingEvent:
 WebhookEvent = Union[ResourceChangeEvent, SubnetSplitEvent, PingEvent]
 
 #: The dataclasses answers are read into, and the TypedDicts requests take (for tests and tools).
-DATACLASSES = (SignInMethods, SignInMethodsMagicLink, MessageResponse, ApiErrorBody, User, Organization, AuthMe, Folder, Subnet, SubnetChild, SubnetDetail, SubnetOverlapWarning, SubnetCreatedWithWarnings, SubnetOverlapSide, SubnetOverlap, SubnetDeletion, SubnetDeletionSubnetsItem, SubnetSplitPart, SubnetUsage, SubnetFirstFreeIp, SubnetFreeBlocks, Address, AddressBatchCreateResult, AddressBatchUpdateResult, AddressBatchDeleteResult, VlanListItem, Vlan, VrfListItem, Vrf, LocationListItem, Location, IpRange, Tag, Webhook, WebhookCreated, WebhookDelivery, WebhookTestResult, WebhookSecret, ApiKey, ApiKeyCreated, TeamMember, TeamInvitation, BillingUsage, BillingLimits, BillingPlan, BillingSessionUrl, CheckoutCooldownError, BillingStripeWebhookAck, ImportSubnetResult, ImportSummary, ImportSubnetsResponse, ImportAddressResult, ImportAddressesResponse, ImportRangeResult, ImportRangesResponse, SearchSubnetHit, SearchAddressHit, SearchResults, ActivityEntry, ActivityList, ActivityFilters, Change, ChangePage, ToolsDnsResult, ToolsDnsLookup, ToolsDnsPropagationResult, ToolsDnsPropagation, ToolsRdnsName, ToolsRdnsLookup, ToolsWhoisLookup, ToolsSslCertificate, ToolsSslCheck, ToolsSpfMechanism, ToolsSpfCheck, ToolsDmarcCheck, ToolsBlacklistResult, ToolsBlacklistCheck, ToolsAsnLookup, ToolsHttp2Check, ToolsPingResult, ToolsPing, ToolsPortResult, ToolsPortScan, ToolsTracerouteHop, ToolsTraceroute, ToolsMyIp, ToolsRequestHeaders, ToolsSecurityHeader, ToolsSecurityChecklist, ToolsRemoteHeaders, ResourceChangeEvent, ResourceChangeEventData, SubnetSplitEvent, SubnetSplitEventData, PingEvent, PingEventData, )
-TYPED_DICTS = (AuthSendLinkBody, CreateFolderBody, UpdateFolderBody, CreateSubnetBody, UpdateSubnetBody, SplitSubnetBody, AllocateAddressesBody, AllocateSubnetsBody, CreateAddressBody, BatchCreateAddressesBody, BatchUpdateAddressesBody, BatchDeleteAddressesBody, UpdateAddressBody, CreateVlanBody, UpdateVlanBody, CreateVrfBody, UpdateVrfBody, CreateLocationBody, UpdateLocationBody, CreateRangeBody, UpdateRangeBody, CreateTagBody, UpdateTagBody, CreateWebhookBody, UpdateWebhookBody, CreateApiKeyBody, UpdateTeamMemberBody, CreateTeamInvitationBody, BillingCheckoutBody, BillingOrgNameBody, BillingStripeEvent, BillingStripeEventData, ImportSubnetRow, ImportSubnetsBody, ImportAddressRow, ImportAddressesBody, ImportRangeRow, ImportRangesBody, )
+DATACLASSES = (SignInMethods, SignInMethodsMagicLink, MessageResponse, ApiErrorBody, User, Organization, AuthMe, Folder, Subnet, SubnetChild, SubnetDetail, SubnetOverlapWarning, SubnetCreatedWithWarnings, SubnetOverlapSide, SubnetOverlap, SubnetDeletion, SubnetDeletionSubnetsItem, SubnetSplitPart, SubnetUsage, SubnetFirstFreeIp, SubnetFreeBlocks, Address, AddressBatchCreateResult, AddressBatchUpdateResult, AddressBatchDeleteResult, VlanListItem, Vlan, VrfListItem, Vrf, LocationListItem, Location, IpRange, Tag, Webhook, WebhookCreated, WebhookDelivery, WebhookTestResult, WebhookSecret, ApiKey, ApiKeyCreated, TeamMember, TeamInvitation, BillingUsage, BillingLimits, BillingPlan, BillingSessionUrl, CheckoutCooldownError, BillingStripeWebhookAck, ImportSubnetResult, ImportSummary, ImportSubnetsResponse, ImportAddressResult, ImportAddressesResponse, ImportRangeResult, ImportRangesResponse, SearchSubnetHit, SearchAddressHit, SearchResults, ActivityEntry, ActivityList, ActivityFilters, Change, ChangePage, CustomFieldDefinition, InvalidValuesReport, InvalidValuesReportExamplesItem, CustomFieldWritten, ToolsDnsResult, ToolsDnsLookup, ToolsDnsPropagationResult, ToolsDnsPropagation, ToolsRdnsName, ToolsRdnsLookup, ToolsWhoisLookup, ToolsSslCertificate, ToolsSslCheck, ToolsSpfMechanism, ToolsSpfCheck, ToolsDmarcCheck, ToolsBlacklistResult, ToolsBlacklistCheck, ToolsAsnLookup, ToolsHttp2Check, ToolsPingResult, ToolsPing, ToolsPortResult, ToolsPortScan, ToolsTracerouteHop, ToolsTraceroute, ToolsMyIp, ToolsRequestHeaders, ToolsSecurityHeader, ToolsSecurityChecklist, ToolsRemoteHeaders, ResourceChangeEvent, ResourceChangeEventData, SubnetSplitEvent, SubnetSplitEventData, PingEvent, PingEventData, )
+TYPED_DICTS = (AuthSendLinkBody, CreateFolderBody, UpdateFolderBody, CreateSubnetBody, UpdateSubnetBody, SplitSubnetBody, AllocateAddressesBody, AllocateSubnetsBody, CreateAddressBody, BatchCreateAddressesBody, BatchUpdateAddressesBody, BatchDeleteAddressesBody, UpdateAddressBody, CreateVlanBody, UpdateVlanBody, CreateVrfBody, UpdateVrfBody, CreateLocationBody, UpdateLocationBody, CreateRangeBody, UpdateRangeBody, CreateTagBody, UpdateTagBody, CreateWebhookBody, UpdateWebhookBody, CreateApiKeyBody, UpdateTeamMemberBody, CreateTeamInvitationBody, BillingCheckoutBody, BillingOrgNameBody, BillingStripeEvent, BillingStripeEventData, ImportSubnetRow, ImportSubnetsBody, ImportAddressRow, ImportAddressesBody, ImportRangeRow, ImportRangesBody, CreateCustomFieldBody, UpdateCustomFieldBody, )
 #: The document's name of each model of a component schema.
-SCHEMA_NAMES: Dict[str, str] = {"SignInMethods": "SignInMethods", "AuthSendLinkBody": "AuthSendLinkBody", "AuthSendLinkBody": "AuthSendLinkBody", "MessageResponse": "MessageResponse", "ApiErrorBody": "ApiError", "User": "User", "Organization": "Organization", "AuthMe": "AuthMe", "Folder": "Folder", "CreateFolderBody": "CreateFolderBody", "CreateFolderBody": "CreateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "Subnet": "Subnet", "CreateSubnetBody": "CreateSubnetBody", "CreateSubnetBody": "CreateSubnetBody", "SubnetChild": "SubnetChild", "SubnetDetail": "SubnetDetail", "SubnetOverlapWarning": "SubnetOverlapWarning", "SubnetCreatedWithWarnings": "SubnetCreatedWithWarnings", "SubnetOverlapSide": "SubnetOverlapSide", "SubnetOverlap": "SubnetOverlap", "UpdateSubnetBody": "UpdateSubnetBody", "UpdateSubnetBody": "UpdateSubnetBody", "SubnetDeletion": "SubnetDeletion", "SplitSubnetBody": "SplitSubnetBody", "SplitSubnetBody": "SplitSubnetBody", "SubnetSplitPart": "SubnetSplitPart", "SubnetUsage": "SubnetUsage", "SubnetFirstFreeIp": "SubnetFirstFreeIp", "SubnetFreeBlocks": "SubnetFreeBlocks", "AllocateAddressesBody": "AllocateAddressesBody", "AllocateAddressesBody": "AllocateAddressesBody", "Address": "Address", "AllocateSubnetsBody": "AllocateSubnetsBody", "AllocateSubnetsBody": "AllocateSubnetsBody", "CreateAddressBody": "CreateAddressBody", "CreateAddressBody": "CreateAddressBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "AddressBatchCreateResult": "AddressBatchCreateResult", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "AddressBatchUpdateResult": "AddressBatchUpdateResult", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "AddressBatchDeleteResult": "AddressBatchDeleteResult", "UpdateAddressBody": "UpdateAddressBody", "UpdateAddressBody": "UpdateAddressBody", "VlanListItem": "VlanListItem", "CreateVlanBody": "CreateVlanBody", "CreateVlanBody": "CreateVlanBody", "Vlan": "Vlan", "UpdateVlanBody": "UpdateVlanBody", "UpdateVlanBody": "UpdateVlanBody", "VrfListItem": "VrfListItem", "CreateVrfBody": "CreateVrfBody", "CreateVrfBody": "CreateVrfBody", "Vrf": "Vrf", "UpdateVrfBody": "UpdateVrfBody", "UpdateVrfBody": "UpdateVrfBody", "LocationListItem": "LocationListItem", "CreateLocationBody": "CreateLocationBody", "CreateLocationBody": "CreateLocationBody", "Location": "Location", "UpdateLocationBody": "UpdateLocationBody", "UpdateLocationBody": "UpdateLocationBody", "IpRange": "IpRange", "CreateRangeBody": "CreateRangeBody", "CreateRangeBody": "CreateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "Tag": "Tag", "CreateTagBody": "CreateTagBody", "CreateTagBody": "CreateTagBody", "UpdateTagBody": "UpdateTagBody", "UpdateTagBody": "UpdateTagBody", "Webhook": "Webhook", "CreateWebhookBody": "CreateWebhookBody", "CreateWebhookBody": "CreateWebhookBody", "WebhookCreated": "WebhookCreated", "UpdateWebhookBody": "UpdateWebhookBody", "UpdateWebhookBody": "UpdateWebhookBody", "WebhookDelivery": "WebhookDelivery", "WebhookTestResult": "WebhookTestResult", "WebhookSecret": "WebhookSecret", "ApiKey": "ApiKey", "CreateApiKeyBody": "CreateApiKeyBody", "CreateApiKeyBody": "CreateApiKeyBody", "ApiKeyCreated": "ApiKeyCreated", "TeamMember": "TeamMember", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "TeamInvitation": "TeamInvitation", "BillingUsage": "BillingUsage", "BillingLimits": "BillingLimits", "BillingPlan": "BillingPlan", "BillingCheckoutBody": "BillingCheckoutBody", "BillingCheckoutBody": "BillingCheckoutBody", "BillingSessionUrl": "BillingSessionUrl", "CheckoutCooldownError": "CheckoutCooldownError", "BillingOrgNameBody": "BillingOrgNameBody", "BillingOrgNameBody": "BillingOrgNameBody", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeWebhookAck": "BillingStripeWebhookAck", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetResult": "ImportSubnetResult", "ImportSummary": "ImportSummary", "ImportSubnetsResponse": "ImportSubnetsResponse", "ImportAddressRow": "ImportAddressRow", "ImportAddressRow": "ImportAddressRow", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressResult": "ImportAddressResult", "ImportAddressesResponse": "ImportAddressesResponse", "ImportRangeRow": "ImportRangeRow", "ImportRangeRow": "ImportRangeRow", "ImportRangesBody": "ImportRangesBody", "ImportRangesBody": "ImportRangesBody", "ImportRangeResult": "ImportRangeResult", "ImportRangesResponse": "ImportRangesResponse", "SearchSubnetHit": "SearchSubnetHit", "SearchAddressHit": "SearchAddressHit", "SearchResults": "SearchResults", "ActivityEntry": "ActivityEntry", "ActivityList": "ActivityList", "ActivityFilters": "ActivityFilters", "Change": "Change", "ChangePage": "ChangePage", "ToolsDnsResult": "ToolsDnsResult", "ToolsDnsLookup": "ToolsDnsLookup", "ToolsDnsPropagationResult": "ToolsDnsPropagationResult", "ToolsDnsPropagation": "ToolsDnsPropagation", "ToolsRdnsName": "ToolsRdnsName", "ToolsRdnsLookup": "ToolsRdnsLookup", "ToolsWhoisLookup": "ToolsWhoisLookup", "ToolsSslCertificate": "ToolsSslCertificate", "ToolsSslCheck": "ToolsSslCheck", "ToolsSpfMechanism": "ToolsSpfMechanism", "ToolsSpfCheck": "ToolsSpfCheck", "ToolsDmarcCheck": "ToolsDmarcCheck", "ToolsBlacklistResult": "ToolsBlacklistResult", "ToolsBlacklistCheck": "ToolsBlacklistCheck", "ToolsAsnLookup": "ToolsAsnLookup", "ToolsHttp2Check": "ToolsHttp2Check", "ToolsPingResult": "ToolsPingResult", "ToolsPing": "ToolsPing", "ToolsPortResult": "ToolsPortResult", "ToolsPortScan": "ToolsPortScan", "ToolsTracerouteHop": "ToolsTracerouteHop", "ToolsTraceroute": "ToolsTraceroute", "ToolsMyIp": "ToolsMyIp", "ToolsRequestHeaders": "ToolsRequestHeaders", "ToolsSecurityHeader": "ToolsSecurityHeader", "ToolsSecurityChecklist": "ToolsSecurityChecklist", "ToolsRemoteHeaders": "ToolsRemoteHeaders", "ResourceChangeEvent": "ResourceChangeEvent", "SubnetSplitEvent": "SubnetSplitEvent", "PingEvent": "PingEvent"}
+SCHEMA_NAMES: Dict[str, str] = {"SignInMethods": "SignInMethods", "AuthSendLinkBody": "AuthSendLinkBody", "AuthSendLinkBody": "AuthSendLinkBody", "MessageResponse": "MessageResponse", "ApiErrorBody": "ApiError", "User": "User", "Organization": "Organization", "AuthMe": "AuthMe", "Folder": "Folder", "CreateFolderBody": "CreateFolderBody", "CreateFolderBody": "CreateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "UpdateFolderBody": "UpdateFolderBody", "Subnet": "Subnet", "CreateSubnetBody": "CreateSubnetBody", "CreateSubnetBody": "CreateSubnetBody", "SubnetChild": "SubnetChild", "SubnetDetail": "SubnetDetail", "SubnetOverlapWarning": "SubnetOverlapWarning", "SubnetCreatedWithWarnings": "SubnetCreatedWithWarnings", "SubnetOverlapSide": "SubnetOverlapSide", "SubnetOverlap": "SubnetOverlap", "UpdateSubnetBody": "UpdateSubnetBody", "UpdateSubnetBody": "UpdateSubnetBody", "SubnetDeletion": "SubnetDeletion", "SplitSubnetBody": "SplitSubnetBody", "SplitSubnetBody": "SplitSubnetBody", "SubnetSplitPart": "SubnetSplitPart", "SubnetUsage": "SubnetUsage", "SubnetFirstFreeIp": "SubnetFirstFreeIp", "SubnetFreeBlocks": "SubnetFreeBlocks", "AllocateAddressesBody": "AllocateAddressesBody", "AllocateAddressesBody": "AllocateAddressesBody", "Address": "Address", "AllocateSubnetsBody": "AllocateSubnetsBody", "AllocateSubnetsBody": "AllocateSubnetsBody", "CreateAddressBody": "CreateAddressBody", "CreateAddressBody": "CreateAddressBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "BatchCreateAddressesBody": "BatchCreateAddressesBody", "AddressBatchCreateResult": "AddressBatchCreateResult", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "BatchUpdateAddressesBody": "BatchUpdateAddressesBody", "AddressBatchUpdateResult": "AddressBatchUpdateResult", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "BatchDeleteAddressesBody": "BatchDeleteAddressesBody", "AddressBatchDeleteResult": "AddressBatchDeleteResult", "UpdateAddressBody": "UpdateAddressBody", "UpdateAddressBody": "UpdateAddressBody", "VlanListItem": "VlanListItem", "CreateVlanBody": "CreateVlanBody", "CreateVlanBody": "CreateVlanBody", "Vlan": "Vlan", "UpdateVlanBody": "UpdateVlanBody", "UpdateVlanBody": "UpdateVlanBody", "VrfListItem": "VrfListItem", "CreateVrfBody": "CreateVrfBody", "CreateVrfBody": "CreateVrfBody", "Vrf": "Vrf", "UpdateVrfBody": "UpdateVrfBody", "UpdateVrfBody": "UpdateVrfBody", "LocationListItem": "LocationListItem", "CreateLocationBody": "CreateLocationBody", "CreateLocationBody": "CreateLocationBody", "Location": "Location", "UpdateLocationBody": "UpdateLocationBody", "UpdateLocationBody": "UpdateLocationBody", "IpRange": "IpRange", "CreateRangeBody": "CreateRangeBody", "CreateRangeBody": "CreateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "UpdateRangeBody": "UpdateRangeBody", "Tag": "Tag", "CreateTagBody": "CreateTagBody", "CreateTagBody": "CreateTagBody", "UpdateTagBody": "UpdateTagBody", "UpdateTagBody": "UpdateTagBody", "Webhook": "Webhook", "CreateWebhookBody": "CreateWebhookBody", "CreateWebhookBody": "CreateWebhookBody", "WebhookCreated": "WebhookCreated", "UpdateWebhookBody": "UpdateWebhookBody", "UpdateWebhookBody": "UpdateWebhookBody", "WebhookDelivery": "WebhookDelivery", "WebhookTestResult": "WebhookTestResult", "WebhookSecret": "WebhookSecret", "ApiKey": "ApiKey", "CreateApiKeyBody": "CreateApiKeyBody", "CreateApiKeyBody": "CreateApiKeyBody", "ApiKeyCreated": "ApiKeyCreated", "TeamMember": "TeamMember", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "UpdateTeamMemberBody": "UpdateTeamMemberBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "CreateTeamInvitationBody": "CreateTeamInvitationBody", "TeamInvitation": "TeamInvitation", "BillingUsage": "BillingUsage", "BillingLimits": "BillingLimits", "BillingPlan": "BillingPlan", "BillingCheckoutBody": "BillingCheckoutBody", "BillingCheckoutBody": "BillingCheckoutBody", "BillingSessionUrl": "BillingSessionUrl", "CheckoutCooldownError": "CheckoutCooldownError", "BillingOrgNameBody": "BillingOrgNameBody", "BillingOrgNameBody": "BillingOrgNameBody", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeEvent": "BillingStripeEvent", "BillingStripeWebhookAck": "BillingStripeWebhookAck", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetRow": "ImportSubnetRow", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetsBody": "ImportSubnetsBody", "ImportSubnetResult": "ImportSubnetResult", "ImportSummary": "ImportSummary", "ImportSubnetsResponse": "ImportSubnetsResponse", "ImportAddressRow": "ImportAddressRow", "ImportAddressRow": "ImportAddressRow", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressesBody": "ImportAddressesBody", "ImportAddressResult": "ImportAddressResult", "ImportAddressesResponse": "ImportAddressesResponse", "ImportRangeRow": "ImportRangeRow", "ImportRangeRow": "ImportRangeRow", "ImportRangesBody": "ImportRangesBody", "ImportRangesBody": "ImportRangesBody", "ImportRangeResult": "ImportRangeResult", "ImportRangesResponse": "ImportRangesResponse", "SearchSubnetHit": "SearchSubnetHit", "SearchAddressHit": "SearchAddressHit", "SearchResults": "SearchResults", "ActivityEntry": "ActivityEntry", "ActivityList": "ActivityList", "ActivityFilters": "ActivityFilters", "Change": "Change", "ChangePage": "ChangePage", "CustomFieldDefinition": "CustomFieldDefinition", "CreateCustomFieldBody": "CreateCustomFieldBody", "CreateCustomFieldBody": "CreateCustomFieldBody", "InvalidValuesReport": "InvalidValuesReport", "CustomFieldWritten": "CustomFieldWritten", "UpdateCustomFieldBody": "UpdateCustomFieldBody", "UpdateCustomFieldBody": "UpdateCustomFieldBody", "ToolsDnsResult": "ToolsDnsResult", "ToolsDnsLookup": "ToolsDnsLookup", "ToolsDnsPropagationResult": "ToolsDnsPropagationResult", "ToolsDnsPropagation": "ToolsDnsPropagation", "ToolsRdnsName": "ToolsRdnsName", "ToolsRdnsLookup": "ToolsRdnsLookup", "ToolsWhoisLookup": "ToolsWhoisLookup", "ToolsSslCertificate": "ToolsSslCertificate", "ToolsSslCheck": "ToolsSslCheck", "ToolsSpfMechanism": "ToolsSpfMechanism", "ToolsSpfCheck": "ToolsSpfCheck", "ToolsDmarcCheck": "ToolsDmarcCheck", "ToolsBlacklistResult": "ToolsBlacklistResult", "ToolsBlacklistCheck": "ToolsBlacklistCheck", "ToolsAsnLookup": "ToolsAsnLookup", "ToolsHttp2Check": "ToolsHttp2Check", "ToolsPingResult": "ToolsPingResult", "ToolsPing": "ToolsPing", "ToolsPortResult": "ToolsPortResult", "ToolsPortScan": "ToolsPortScan", "ToolsTracerouteHop": "ToolsTracerouteHop", "ToolsTraceroute": "ToolsTraceroute", "ToolsMyIp": "ToolsMyIp", "ToolsRequestHeaders": "ToolsRequestHeaders", "ToolsSecurityHeader": "ToolsSecurityHeader", "ToolsSecurityChecklist": "ToolsSecurityChecklist", "ToolsRemoteHeaders": "ToolsRemoteHeaders", "ResourceChangeEvent": "ResourceChangeEvent", "SubnetSplitEvent": "SubnetSplitEvent", "PingEvent": "PingEvent"}

@@ -102,6 +102,11 @@ OPERATIONS: Dict[str, OperationSpec] = {
     "listActivityFilters": OperationSpec("listActivityFilters", "GET", "/api/v1/activity/filters", "activity", "filters", {"200": "ActivityFilters"}),
     "exportActivity": OperationSpec("exportActivity", "GET", "/api/v1/activity/export", "activity", "export", {"200": "str"}),
     "listChanges": OperationSpec("listChanges", "GET", "/api/v1/changes", "changes", "list", {"200": "ChangePage"}),
+    "listCustomFields": OperationSpec("listCustomFields", "GET", "/api/v1/custom-fields", "custom_fields", "list_custom_fields", {"200": "List[CustomFieldDefinition]"}),
+    "createCustomField": OperationSpec("createCustomField", "POST", "/api/v1/custom-fields", "custom_fields", "create_custom_field", {"201": "CustomFieldWritten"}),
+    "getCustomField": OperationSpec("getCustomField", "GET", "/api/v1/custom-fields/{id}", "custom_fields", "get_custom_field", {"200": "CustomFieldDefinition"}),
+    "updateCustomField": OperationSpec("updateCustomField", "PATCH", "/api/v1/custom-fields/{id}", "custom_fields", "update_custom_field", {"200": "CustomFieldWritten"}),
+    "deleteCustomField": OperationSpec("deleteCustomField", "DELETE", "/api/v1/custom-fields/{id}", "custom_fields", "delete_custom_field", {"204": "None"}),
     "lookupDns": OperationSpec("lookupDns", "GET", "/api/v1/tools/dns", "tools", "dns", {"200": "ToolsDnsLookup"}),
     "checkDnsPropagation": OperationSpec("checkDnsPropagation", "GET", "/api/v1/tools/dns-propagation", "tools", "dns_propagation", {"200": "ToolsDnsPropagation"}),
     "lookupReverseDns": OperationSpec("lookupReverseDns", "GET", "/api/v1/tools/rdns", "tools", "reverse_dns", {"200": "ToolsRdnsLookup"}),
@@ -309,7 +314,11 @@ class Subnets:
         VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated)
         unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by
         VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and
-        `?cursor=` for the page after it.
+        `?cursor=` for the page after it. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps
+        the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`,
+        `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and
+        `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind,
+        or a value not of its type, is a 400 naming the parameter.
         """
         return cast("List[Subnet]", self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
 
@@ -533,6 +542,11 @@ class Addresses:
         Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before
         2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor`
         (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
+        Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals
+        the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer
+        and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type
+        pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the
+        parameter.
         """
         return cast("List[Address]", self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
@@ -1283,11 +1297,12 @@ class ImportExport:
 
         All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway,
-        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items
-        are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF
-        line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting
-        with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a
-        leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
+        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas), then
+        custom_fields (the object as JSON, empty when unset; these two last, so readers by position are unaffected).
+        Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order.
+        RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A
+        cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`,
+        gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
         `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`).
         The rows can be turned back into import rows.
         """
@@ -1298,14 +1313,15 @@ class ImportExport:
 
         All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname,
-        mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space;
-        after the other columns, so readers by position are unaffected), tags (names separated by commas); unset
-        values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line
-        break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
-        (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the
-        value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`,
-        `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as
-        written, empty included, tells the subnet apart when its CIDR is in several spaces.
+        mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space),
+        tags (names separated by commas), custom_fields (the object as JSON; these three after the other columns, so
+        readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line
+        ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with
+        `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading
+        `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names
+        the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back
+        into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several
+        spaces.
         """
         return cast("str", self._client._call(OPERATIONS["exportAddresses"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
 
@@ -1334,7 +1350,8 @@ class Search:
         """Search subnets and addresses: `GET /api/v1/search` (searchIpam).
 
         Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or
-        description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
+        description matches `q`, whose text or select custom field (`/custom-fields`) equals `q` exactly, or that
+        carry the tag named `q` (ranked last); up to 50 of each kind.
         """
         return cast("SearchResults", self._client._call(OPERATIONS["searchIpam"], {}, {"q": q}, {}, None, timeout))
 
@@ -1433,6 +1450,72 @@ class Changes:
         follow `after=now`.
         """
         return cast("ChangePage", self._client._call(OPERATIONS["listChanges"], {}, {"after": after, "limit": limit}, {}, None, timeout))
+
+
+class CustomFields:
+    """Operations tagged Custom fields."""
+
+    def __init__(self, client: SyncTransport) -> None:
+        self._client = client
+
+    def list_custom_fields(
+        self,
+        *,
+        kind: Optional[Literal["subnet", "address"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[CustomFieldDefinition]:
+        """List the custom field definitions: `GET /api/v1/custom-fields` (listCustomFields).
+
+        The organisation’s definitions, by kind then name.
+        """
+        return cast("List[CustomFieldDefinition]", self._client._call(OPERATIONS["listCustomFields"], {}, {"kind": kind}, {}, None, timeout))
+
+    def create_custom_field(
+        self,
+        body: CreateCustomFieldBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CustomFieldWritten:
+        """Define a custom field: `POST /api/v1/custom-fields` (createCustomField).
+
+        Types the key `name` of the `custom_fields` of every subnet or every address (`kind`). From then on a write
+        that gives the key must give a valid value (400 naming `custom_fields.<name>`), a create without it gets the
+        default, and a required field without a default must be given. Values stored before stay as they are: the
+        answer reports those the definition does not accept (`invalid`; `?dry_run=true` shows it first). At most 50
+        definitions per kind (400); the name is unique per kind (400 duplicate).
+        """
+        return cast("CustomFieldWritten", self._client._call(OPERATIONS["createCustomField"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
+
+    def get_custom_field(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
+        """Get a custom field definition: `GET /api/v1/custom-fields/{id}` (getCustomField).
+
+        The definition, without the report of stored values (its create and change answer that).
+        """
+        return cast("CustomFieldDefinition", self._client._call(OPERATIONS["getCustomField"], {"id": id}, {}, {}, None, timeout))
+
+    def update_custom_field(
+        self,
+        id: str,
+        body: UpdateCustomFieldBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        timeout: Optional[float] = None,
+    ) -> CustomFieldWritten:
+        """Change a custom field definition: `PATCH /api/v1/custom-fields/{id}` (updateCustomField).
+
+        Changes the fields given; stored values are not rewritten. The answer reports the stored values the changed
+        definition does not accept (`invalid`): send it with `?dry_run=true` to see them before changing anything.
+        """
+        return cast("CustomFieldWritten", self._client._call(OPERATIONS["updateCustomField"], {"id": id}, {"dry_run": dry_run}, {}, body, timeout))
+
+    def delete_custom_field(self, id: str, timeout: Optional[float] = None) -> None:
+        """Delete a custom field definition: `DELETE /api/v1/custom-fields/{id}` (deleteCustomField).
+
+        Removes the definition; the stored values stay, free-form again.
+        """
+        self._client._call(OPERATIONS["deleteCustomField"], {"id": id}, {}, {}, None, timeout)
 
 
 class Tools:
@@ -1854,7 +1937,11 @@ class AsyncSubnets:
         VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated)
         unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by
         VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and
-        `?cursor=` for the page after it.
+        `?cursor=` for the page after it. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps
+        the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`,
+        `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and
+        `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind,
+        or a value not of its type, is a 400 naming the parameter.
         """
         return cast("List[Subnet]", await self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
 
@@ -2085,6 +2172,11 @@ class AsyncAddresses:
         Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before
         2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor`
         (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
+        Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals
+        the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer
+        and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type
+        pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the
+        parameter.
         """
         return cast("List[Address]", await self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
 
@@ -2842,11 +2934,12 @@ class AsyncImportExport:
 
         All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway,
-        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items
-        are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF
-        line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting
-        with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a
-        leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
+        dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas), then
+        custom_fields (the object as JSON, empty when unset; these two last, so readers by position are unaffected).
+        Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order.
+        RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A
+        cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`,
+        gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read;
         `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`).
         The rows can be turned back into import rows.
         """
@@ -2857,14 +2950,15 @@ class AsyncImportExport:
 
         All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV
         (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname,
-        mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space;
-        after the other columns, so readers by position are unaffected), tags (names separated by commas); unset
-        values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line
-        break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
-        (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the
-        value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`,
-        `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as
-        written, empty included, tells the subnet apart when its CIDR is in several spaces.
+        mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space),
+        tags (names separated by commas), custom_fields (the object as JSON; these three after the other columns, so
+        readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line
+        ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with
+        `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading
+        `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names
+        the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back
+        into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several
+        spaces.
         """
         return cast("str", await self._client._call(OPERATIONS["exportAddresses"], {}, {"subnet_id": subnet_id}, {}, None, timeout))
 
@@ -2893,7 +2987,8 @@ class AsyncSearch:
         """Search subnets and addresses: `GET /api/v1/search` (searchIpam).
 
         Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or
-        description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
+        description matches `q`, whose text or select custom field (`/custom-fields`) equals `q` exactly, or that
+        carry the tag named `q` (ranked last); up to 50 of each kind.
         """
         return cast("SearchResults", await self._client._call(OPERATIONS["searchIpam"], {}, {"q": q}, {}, None, timeout))
 
@@ -2993,6 +3088,72 @@ class AsyncChanges:
         follow `after=now`.
         """
         return cast("ChangePage", await self._client._call(OPERATIONS["listChanges"], {}, {"after": after, "limit": limit}, {}, None, timeout))
+
+
+class AsyncCustomFields:
+    """Operations tagged Custom fields."""
+
+    def __init__(self, client: AsyncTransport) -> None:
+        self._client = client
+
+    async def list_custom_fields(
+        self,
+        *,
+        kind: Optional[Literal["subnet", "address"]] = None,
+        timeout: Optional[float] = None,
+    ) -> List[CustomFieldDefinition]:
+        """List the custom field definitions: `GET /api/v1/custom-fields` (listCustomFields).
+
+        The organisation’s definitions, by kind then name.
+        """
+        return cast("List[CustomFieldDefinition]", await self._client._call(OPERATIONS["listCustomFields"], {}, {"kind": kind}, {}, None, timeout))
+
+    async def create_custom_field(
+        self,
+        body: CreateCustomFieldBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> CustomFieldWritten:
+        """Define a custom field: `POST /api/v1/custom-fields` (createCustomField).
+
+        Types the key `name` of the `custom_fields` of every subnet or every address (`kind`). From then on a write
+        that gives the key must give a valid value (400 naming `custom_fields.<name>`), a create without it gets the
+        default, and a required field without a default must be given. Values stored before stay as they are: the
+        answer reports those the definition does not accept (`invalid`; `?dry_run=true` shows it first). At most 50
+        definitions per kind (400); the name is unique per kind (400 duplicate).
+        """
+        return cast("CustomFieldWritten", await self._client._call(OPERATIONS["createCustomField"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
+
+    async def get_custom_field(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
+        """Get a custom field definition: `GET /api/v1/custom-fields/{id}` (getCustomField).
+
+        The definition, without the report of stored values (its create and change answer that).
+        """
+        return cast("CustomFieldDefinition", await self._client._call(OPERATIONS["getCustomField"], {"id": id}, {}, {}, None, timeout))
+
+    async def update_custom_field(
+        self,
+        id: str,
+        body: UpdateCustomFieldBody,
+        *,
+        dry_run: Optional[Literal["true", "false"]] = None,
+        timeout: Optional[float] = None,
+    ) -> CustomFieldWritten:
+        """Change a custom field definition: `PATCH /api/v1/custom-fields/{id}` (updateCustomField).
+
+        Changes the fields given; stored values are not rewritten. The answer reports the stored values the changed
+        definition does not accept (`invalid`): send it with `?dry_run=true` to see them before changing anything.
+        """
+        return cast("CustomFieldWritten", await self._client._call(OPERATIONS["updateCustomField"], {"id": id}, {"dry_run": dry_run}, {}, body, timeout))
+
+    async def delete_custom_field(self, id: str, timeout: Optional[float] = None) -> None:
+        """Delete a custom field definition: `DELETE /api/v1/custom-fields/{id}` (deleteCustomField).
+
+        Removes the definition; the stored values stay, free-form again.
+        """
+        await self._client._call(OPERATIONS["deleteCustomField"], {"id": id}, {}, {}, None, timeout)
 
 
 class AsyncTools:
@@ -3247,6 +3408,7 @@ class Resources:
         self.search = Search(client)
         self.activity = Activity(client)
         self.changes = Changes(client)
+        self.custom_fields = CustomFields(client)
         self.tools = Tools(client)
 
 
@@ -3271,4 +3433,5 @@ class AsyncResources:
         self.search = AsyncSearch(client)
         self.activity = AsyncActivity(client)
         self.changes = AsyncChanges(client)
+        self.custom_fields = AsyncCustomFields(client)
         self.tools = AsyncTools(client)

@@ -2662,6 +2662,171 @@ export interface ChangePage {
 }
 
 /**
+ * The kind of resource whose `custom_fields` the definition types: subnet or address
+ */
+export type CustomFieldKind = (typeof CustomFieldKind)[keyof typeof CustomFieldKind];
+
+export const CustomFieldKind = {
+  subnet: 'subnet',
+  address: 'address',
+} as const;
+
+/**
+ * What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)
+ */
+export type CustomFieldType = (typeof CustomFieldType)[keyof typeof CustomFieldType];
+
+export const CustomFieldType = {
+  text: 'text',
+  integer: 'integer',
+  boolean: 'boolean',
+  date: 'date',
+  url: 'url',
+  ip: 'ip',
+  select: 'select',
+} as const;
+
+/**
+ * The type of one key of the `custom_fields` of subnets or of addresses
+ */
+export interface CustomFieldDefinition {
+  /** Unique id of the definition (UUID) */
+  id: string;
+  kind: CustomFieldKind;
+  /** The key in `custom_fields` the definition types */
+  name: string;
+  /** Display name; empty when unset */
+  label: string;
+  /** Free-text description; empty when unset */
+  description: string;
+  type: CustomFieldType;
+  /** Whether every new or changed resource of the kind must hold the field */
+  required: boolean;
+  /** The value a new resource of the kind gets when it is created without the field; omitted when unset */
+  default?: string | number | boolean;
+  /** The values a select may take; only for type select */
+  choices?: string[];
+  /** RFC 3339 UTC timestamp */
+  created_at: string;
+  /** RFC 3339 UTC timestamp */
+  updated_at: string;
+}
+
+/**
+ * A new definition; `choices` are given exactly for type select
+ */
+export interface CreateCustomFieldBody {
+  kind: CustomFieldKind;
+  /**
+   * The key in `custom_fields`: a-z first, then a-z, 0-9 or _, at most 50 characters; fixed once created
+   * @pattern ^[a-z][a-z0-9_]{0,49}$
+   */
+  name: string;
+  /**
+   * Display name, e.g. Rack units
+   * @maxLength 200
+   */
+  label?: string;
+  /**
+   * Free-text description
+   * @maxLength 1000
+   */
+  description?: string;
+  type: CustomFieldType;
+  /** Default false */
+  required?: boolean;
+  /** A valid value of the type, given to new resources without it */
+  default?: string | number | boolean;
+  /**
+   * The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select
+   * @minItems 1
+   * @maxItems 100
+   * @items.minLength 1
+   * @items.maxLength 200
+   */
+  choices?: string[];
+}
+
+export type InvalidValuesReportExamplesItem = {
+  /** The subnet or address */
+  resource_id: string;
+  /** Its stored value, as stored; null when the field is missing */
+  value?: unknown;
+};
+
+/**
+ * Stored values the definition does not accept (of another type, or missing where it is required). They stay stored and readable; a write that gives the field must give a valid value
+ */
+export interface InvalidValuesReport {
+  /**
+   * Resources of the kind whose stored value fails the definition
+   * @minimum 0
+   */
+  count: number;
+  /**
+   * Up to 10 of them
+   * @maxItems 10
+   */
+  examples: InvalidValuesReportExamplesItem[];
+}
+
+/**
+ * The definition as written, with the stored values it does not accept (see a dry run first)
+ */
+export interface CustomFieldWritten {
+  /** Unique id of the definition (UUID) */
+  id: string;
+  kind: CustomFieldKind;
+  /** The key in `custom_fields` the definition types */
+  name: string;
+  /** Display name; empty when unset */
+  label: string;
+  /** Free-text description; empty when unset */
+  description: string;
+  type: CustomFieldType;
+  /** Whether every new or changed resource of the kind must hold the field */
+  required: boolean;
+  /** The value a new resource of the kind gets when it is created without the field; omitted when unset */
+  default?: string | number | boolean;
+  /** The values a select may take; only for type select */
+  choices?: string[];
+  /** RFC 3339 UTC timestamp */
+  created_at: string;
+  /** RFC 3339 UTC timestamp */
+  updated_at: string;
+  invalid: InvalidValuesReport;
+}
+
+/**
+ * Only the fields given change; `kind` and `name` cannot (the stored values live under the name). The default and the choices must suit the type the definition ends up with
+ */
+export interface UpdateCustomFieldBody {
+  /**
+   * Display name
+   * @maxLength 200
+   */
+  label?: string;
+  /**
+   * Free-text description
+   * @maxLength 1000
+   */
+  description?: string;
+  type?: CustomFieldType;
+  /** Whether every new or changed resource of the kind must hold the field */
+  required?: boolean;
+  /** A valid value of the type; null removes the default */
+  default?: string | null | number | boolean;
+  /**
+   * The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select
+   * @minItems 1
+   * @maxItems 100
+   * @items.minLength 1
+   * @items.maxLength 200
+   */
+  choices?: string[];
+}
+
+/**
  * The resolver’s response code: `NOERROR` (the name exists; `records` may still be empty: no records of the type), `NXDOMAIN` (no such name), `SERVFAIL`, `REFUSED` …; with `all=true` the first of the types asked that is not `NOERROR`. Null when the resolver did not answer
  * @nullable
  */
@@ -4006,6 +4171,48 @@ export type ListChangesParams = {
    */
   limit?: number;
 };
+
+export type ListCustomFieldsParams = {
+  /**
+   * Only the definitions of this kind
+   */
+  kind?: ListCustomFieldsKind;
+};
+
+export type ListCustomFieldsKind = (typeof ListCustomFieldsKind)[keyof typeof ListCustomFieldsKind];
+
+export const ListCustomFieldsKind = {
+  subnet: 'subnet',
+  address: 'address',
+} as const;
+
+export type CreateCustomFieldParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: CreateCustomFieldDryRun;
+};
+
+export type CreateCustomFieldDryRun = (typeof CreateCustomFieldDryRun)[keyof typeof CreateCustomFieldDryRun];
+
+export const CreateCustomFieldDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
+
+export type UpdateCustomFieldParams = {
+  /**
+   * `true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.
+   */
+  dry_run?: UpdateCustomFieldDryRun;
+};
+
+export type UpdateCustomFieldDryRun = (typeof UpdateCustomFieldDryRun)[keyof typeof UpdateCustomFieldDryRun];
+
+export const UpdateCustomFieldDryRun = {
+  true: 'true',
+  false: 'false',
+} as const;
 
 export type LookupDnsParams = {
   /**

@@ -39,6 +39,8 @@ import type {
   CompleteGoogleSignInParams,
   CreateAddressBody,
   CreateApiKeyBody,
+  CreateCustomFieldBody,
+  CreateCustomFieldParams,
   CreateFolderBody,
   CreateLocationBody,
   CreateRangeBody,
@@ -49,6 +51,8 @@ import type {
   CreateVlanBody,
   CreateVrfBody,
   CreateWebhookBody,
+  CustomFieldDefinition,
+  CustomFieldWritten,
   DeleteSubnetParams,
   ExportActivityParams,
   ExportAddressesParams,
@@ -70,6 +74,7 @@ import type {
   IpRange,
   ListActivityParams,
   ListChangesParams,
+  ListCustomFieldsParams,
   ListFoldersParams,
   ListLocationsParams,
   ListSubnetAddressesParams,
@@ -121,6 +126,8 @@ import type {
   ToolsWhoisLookup,
   TraceRouteParams,
   UpdateAddressBody,
+  UpdateCustomFieldBody,
+  UpdateCustomFieldParams,
   UpdateFolderBody,
   UpdateLocationBody,
   UpdateRangeBody,
@@ -1058,7 +1065,7 @@ export const getListSubnetsUrl = (params?: ListSubnetsParams) => {
 };
 
 /**
- * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
+ * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the parameter.
  * @summary List subnets
  */
 export const listSubnets = async (
@@ -2145,7 +2152,7 @@ export const getListSubnetAddressesUrl = (id: string, params?: ListSubnetAddress
 };
 
 /**
- * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
+ * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the parameter.
  * @summary List the addresses of a subnet
  */
 export const listSubnetAddresses = async (
@@ -6761,7 +6768,7 @@ export const getExportSubnetsUrl = (params?: ExportSubnetsParams) => {
 };
 
 /**
- * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
+ * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas), then custom_fields (the object as JSON, empty when unset; these two last, so readers by position are unaffected). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
  * @summary Export subnets as CSV
  */
 export const exportSubnets = async (
@@ -6834,7 +6841,7 @@ export const getExportAddressesUrl = (params?: ExportAddressesParams) => {
 };
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected), tags (names separated by commas); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space), tags (names separated by commas), custom_fields (the object as JSON; these three after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
  * @summary Export addresses as CSV
  */
 export const exportAddresses = async (
@@ -6974,7 +6981,7 @@ export const getSearchIpamUrl = (params: SearchIpamParams) => {
 };
 
 /**
- * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
+ * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, whose text or select custom field (`/custom-fields`) equals `q` exactly, or that carry the tag named `q` (ranked last); up to 50 of each kind.
  * @summary Search subnets and addresses
  */
 export const searchIpam = async (
@@ -7241,6 +7248,412 @@ export const listChanges = async (
   return ipamFetch<listChangesResponse>(getListChangesUrl(params), {
     ...options,
     method: 'GET',
+  });
+};
+
+export type listCustomFieldsResponse200 = {
+  data: CustomFieldDefinition[];
+  status: 200;
+};
+
+export type listCustomFieldsResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type listCustomFieldsResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type listCustomFieldsResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type listCustomFieldsResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type listCustomFieldsResponseSuccess = listCustomFieldsResponse200 & {
+  headers: Headers;
+};
+export type listCustomFieldsResponseError = (
+  | listCustomFieldsResponse400
+  | listCustomFieldsResponse401
+  | listCustomFieldsResponse403
+  | listCustomFieldsResponse429
+) & {
+  headers: Headers;
+};
+
+export type listCustomFieldsResponse = listCustomFieldsResponseSuccess | listCustomFieldsResponseError;
+
+export const getListCustomFieldsUrl = (params?: ListCustomFieldsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/custom-fields?${stringifiedParams}` : `/api/v1/custom-fields`;
+};
+
+/**
+ * The organisation’s definitions, by kind then name.
+ * @summary List the custom field definitions
+ */
+export const listCustomFields = async (
+  params?: ListCustomFieldsParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<listCustomFieldsResponse> => {
+  return ipamFetch<listCustomFieldsResponse>(getListCustomFieldsUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type createCustomFieldResponse201 = {
+  data: CustomFieldWritten;
+  status: 201;
+};
+
+export type createCustomFieldResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type createCustomFieldResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type createCustomFieldResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type createCustomFieldResponse409 = {
+  data: ApiError;
+  status: 409;
+};
+
+export type createCustomFieldResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type createCustomFieldResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type createCustomFieldResponse422 = {
+  data: ApiError;
+  status: 422;
+};
+
+export type createCustomFieldResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type createCustomFieldResponseSuccess = createCustomFieldResponse201 & {
+  headers: Headers;
+};
+export type createCustomFieldResponseError = (
+  | createCustomFieldResponse400
+  | createCustomFieldResponse401
+  | createCustomFieldResponse403
+  | createCustomFieldResponse409
+  | createCustomFieldResponse413
+  | createCustomFieldResponse415
+  | createCustomFieldResponse422
+  | createCustomFieldResponse429
+) & {
+  headers: Headers;
+};
+
+export type createCustomFieldResponse = createCustomFieldResponseSuccess | createCustomFieldResponseError;
+
+export const getCreateCustomFieldUrl = (params?: CreateCustomFieldParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/api/v1/custom-fields?${stringifiedParams}` : `/api/v1/custom-fields`;
+};
+
+/**
+ * Types the key `name` of the `custom_fields` of every subnet or every address (`kind`). From then on a write that gives the key must give a valid value (400 naming `custom_fields.<name>`), a create without it gets the default, and a required field without a default must be given. Values stored before stay as they are: the answer reports those the definition does not accept (`invalid`; `?dry_run=true` shows it first). At most 50 definitions per kind (400); the name is unique per kind (400 duplicate).
+ * @summary Define a custom field
+ */
+export const createCustomField = async (
+  createCustomFieldBody: CreateCustomFieldBody,
+  params?: CreateCustomFieldParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<createCustomFieldResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<createCustomFieldResponse>(getCreateCustomFieldUrl(params), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createCustomFieldBody),
+  });
+};
+
+export type getCustomFieldResponse200 = {
+  data: CustomFieldDefinition;
+  status: 200;
+};
+
+export type getCustomFieldResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type getCustomFieldResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type getCustomFieldResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type getCustomFieldResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type getCustomFieldResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type getCustomFieldResponseSuccess = getCustomFieldResponse200 & {
+  headers: Headers;
+};
+export type getCustomFieldResponseError = (
+  | getCustomFieldResponse400
+  | getCustomFieldResponse401
+  | getCustomFieldResponse403
+  | getCustomFieldResponse404
+  | getCustomFieldResponse429
+) & {
+  headers: Headers;
+};
+
+export type getCustomFieldResponse = getCustomFieldResponseSuccess | getCustomFieldResponseError;
+
+export const getGetCustomFieldUrl = (id: string) => {
+  return `/api/v1/custom-fields/${id}`;
+};
+
+/**
+ * The definition, without the report of stored values (its create and change answer that).
+ * @summary Get a custom field definition
+ */
+export const getCustomField = async (
+  id: string,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<getCustomFieldResponse> => {
+  return ipamFetch<getCustomFieldResponse>(getGetCustomFieldUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+export type updateCustomFieldResponse200 = {
+  data: CustomFieldWritten;
+  status: 200;
+};
+
+export type updateCustomFieldResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type updateCustomFieldResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type updateCustomFieldResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type updateCustomFieldResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type updateCustomFieldResponse413 = {
+  data: ApiError;
+  status: 413;
+};
+
+export type updateCustomFieldResponse415 = {
+  data: ApiError;
+  status: 415;
+};
+
+export type updateCustomFieldResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type updateCustomFieldResponseSuccess = updateCustomFieldResponse200 & {
+  headers: Headers;
+};
+export type updateCustomFieldResponseError = (
+  | updateCustomFieldResponse400
+  | updateCustomFieldResponse401
+  | updateCustomFieldResponse403
+  | updateCustomFieldResponse404
+  | updateCustomFieldResponse413
+  | updateCustomFieldResponse415
+  | updateCustomFieldResponse429
+) & {
+  headers: Headers;
+};
+
+export type updateCustomFieldResponse = updateCustomFieldResponseSuccess | updateCustomFieldResponseError;
+
+export const getUpdateCustomFieldUrl = (id: string, params?: UpdateCustomFieldParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value));
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/api/v1/custom-fields/${id}?${stringifiedParams}`
+    : `/api/v1/custom-fields/${id}`;
+};
+
+/**
+ * Changes the fields given; stored values are not rewritten. The answer reports the stored values the changed definition does not accept (`invalid`): send it with `?dry_run=true` to see them before changing anything.
+ * @summary Change a custom field definition
+ */
+export const updateCustomField = async (
+  id: string,
+  updateCustomFieldBody: UpdateCustomFieldBody,
+  params?: UpdateCustomFieldParams,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<updateCustomFieldResponse> => {
+  const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+  return ipamFetch<updateCustomFieldResponse>(getUpdateCustomFieldUrl(id, params), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(updateCustomFieldBody),
+  });
+};
+
+export type deleteCustomFieldResponse204 = {
+  data: void;
+  status: 204;
+};
+
+export type deleteCustomFieldResponse400 = {
+  data: ApiError;
+  status: 400;
+};
+
+export type deleteCustomFieldResponse401 = {
+  data: ApiError;
+  status: 401;
+};
+
+export type deleteCustomFieldResponse403 = {
+  data: ApiError;
+  status: 403;
+};
+
+export type deleteCustomFieldResponse404 = {
+  data: ApiError;
+  status: 404;
+};
+
+export type deleteCustomFieldResponse429 = {
+  data: ApiError;
+  status: 429;
+};
+
+export type deleteCustomFieldResponseSuccess = deleteCustomFieldResponse204 & {
+  headers: Headers;
+};
+export type deleteCustomFieldResponseError = (
+  | deleteCustomFieldResponse400
+  | deleteCustomFieldResponse401
+  | deleteCustomFieldResponse403
+  | deleteCustomFieldResponse404
+  | deleteCustomFieldResponse429
+) & {
+  headers: Headers;
+};
+
+export type deleteCustomFieldResponse = deleteCustomFieldResponseSuccess | deleteCustomFieldResponseError;
+
+export const getDeleteCustomFieldUrl = (id: string) => {
+  return `/api/v1/custom-fields/${id}`;
+};
+
+/**
+ * Removes the definition; the stored values stay, free-form again.
+ * @summary Delete a custom field definition
+ */
+export const deleteCustomField = async (
+  id: string,
+  options?: Parameters<typeof ipamFetch>[1],
+): Promise<deleteCustomFieldResponse> => {
+  return ipamFetch<deleteCustomFieldResponse>(getDeleteCustomFieldUrl(id), {
+    ...options,
+    method: 'DELETE',
   });
 };
 

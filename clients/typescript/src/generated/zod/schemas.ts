@@ -389,7 +389,7 @@ export const DeleteFolderHeader = zod.object({
 export const DeleteFolderResponse = zod.void();
 
 /**
- * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it.
+ * All subnets of the caller’s organisation (IPv4 and IPv6), with utilization statistics and resolved folder, VLAN, VRF and location names; optionally only those of one folder. The whole list at once (not paginated) unless `limit` or `cursor` is given: then a page of `limit` subnets (default 1,000) in the same order (by VRF, the global space last, then address), `Next-Cursor` and `Link` on every page but the last, and `?cursor=` for the page after it. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the parameter.
  * @summary List subnets
  */
 export const listSubnetsQueryVrfIdMax = 2000;
@@ -1709,7 +1709,7 @@ export const AllocateSubnetResponseItem = zod
 export const AllocateSubnetResponse = zod.array(AllocateSubnetResponseItem);
 
 /**
- * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`.
+ * Address records of the subnet, in address order (10.0.1.2 before 10.0.1.10; 2001:db8::2 before 2001:db8::10). Paginated with limit and offset, or by cursor: every page but the last carries `Next-Cursor` (and `Link: <…>; rel="next"`), and `?cursor=` gives the page after it. The total is in `X-Total-Count`. Custom fields filter it too (`/custom-fields`): `cf_<name>=<value>` keeps the resources whose field equals the value, read as the field’s type (`cf_rack_units=4`, `cf_monitored=true`, `cf_site=ams1`); for integer and date fields `cf_<name>__gte=`, `__lte=`, `__gt=` and `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the parameter.
  * @summary List the addresses of a subnet
  */
 export const ListSubnetAddressesParams = zod
@@ -4851,7 +4851,7 @@ export const ImportRangesResponse = zod
   .describe('Per-row outcome and totals of a range import');
 
 /**
- * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
+ * All subnets of the organisation, or of the folder `folder_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: network, name, description, folder, vlan, vrf, location, gateway, dns_primary, dns_secondary, is_pool, scan_enabled, tracked, tags (names separated by commas), then custom_fields (the object as JSON, empty when unset; these two last, so readers by position are unaffected). Related items are given by name (the VLAN by number); unset values are empty; rows in (VRF, network) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows.
  * @summary Export subnets as CSV
  */
 export const ExportSubnetsQueryParams = zod
@@ -4863,7 +4863,7 @@ export const ExportSubnetsQueryParams = zod
 export const ExportSubnetsResponse = zod.unknown();
 
 /**
- * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space; after the other columns, so readers by position are unaffected), tags (names separated by commas); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
+ * All address records of the organisation, or of the subnet `subnet_id` (404 when it does not exist), as CSV (`text/csv`) with a header row. Columns: ip, subnet (the CIDR of the address’s subnet), hostname, mac_address, description, status, owner, ptr_record, vrf (the VRF of the subnet, empty in the global space), tags (names separated by commas), custom_fields (the object as JSON; these three after the other columns, so readers by position are unaffected); unset values are empty; rows in (VRF, ip) order. RFC 4180: CRLF line ends, a field holding a comma, quote or line break is quoted and its quotes doubled. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (a formula to a spreadsheet), or with `'`, gets a leading `'`: take one leading `'` off any cell to get the value. Streamed as it is read; `Content-Disposition` names the file (`subnets-<date>.csv`, `addresses-<date>.csv`, `ranges-<date>.csv`). The rows can be turned back into import rows: `vrf` as written, empty included, tells the subnet apart when its CIDR is in several spaces.
  * @summary Export addresses as CSV
  */
 export const ExportAddressesQueryParams = zod
@@ -4887,7 +4887,7 @@ export const ExportRangesQueryParams = zod
 export const ExportRangesResponse = zod.unknown();
 
 /**
- * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, or that carry the tag named `q` (ranked last); up to 50 of each kind.
+ * Finds subnets and address records of the caller’s organisation whose IP, hostname, network CIDR, name or description matches `q`, whose text or select custom field (`/custom-fields`) equals `q` exactly, or that carry the tag named `q` (ranked last); up to 50 of each kind.
  * @summary Search subnets and addresses
  */
 export const searchIpamQueryQMax = 500;
@@ -5164,6 +5164,317 @@ export const ListChangesResponse = zod
     has_more: zod.boolean().describe('Whether changes already committed follow this page'),
   })
   .describe('A page of the change feed');
+
+/**
+ * The organisation’s definitions, by kind then name.
+ * @summary List the custom field definitions
+ */
+export const ListCustomFieldsQueryParams = zod
+  .object({
+    kind: zod.enum(['subnet', 'address']).optional().describe('Only the definitions of this kind'),
+  })
+  .strict();
+
+export const ListCustomFieldsResponseItem = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the definition (UUID)'),
+    kind: zod
+      .enum(['subnet', 'address'])
+      .describe('The kind of resource whose `custom_fields` the definition types: subnet or address'),
+    name: zod.string().describe('The key in `custom_fields` the definition types'),
+    label: zod.string().describe('Display name; empty when unset'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod.boolean().describe('Whether every new or changed resource of the kind must hold the field'),
+    default: zod
+      .union([zod.string(), zod.number(), zod.boolean()])
+      .optional()
+      .describe('The value a new resource of the kind gets when it is created without the field; omitted when unset'),
+    choices: zod.array(zod.string()).optional().describe('The values a select may take; only for type select'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('The type of one key of the `custom_fields` of subnets or of addresses');
+export const ListCustomFieldsResponse = zod.array(ListCustomFieldsResponseItem);
+
+/**
+ * Types the key `name` of the `custom_fields` of every subnet or every address (`kind`). From then on a write that gives the key must give a valid value (400 naming `custom_fields.<name>`), a create without it gets the default, and a required field without a default must be given. Values stored before stay as they are: the answer reports those the definition does not accept (`invalid`; `?dry_run=true` shows it first). At most 50 definitions per kind (400); the name is unique per kind (400 duplicate).
+ * @summary Define a custom field
+ */
+export const CreateCustomFieldQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
+export const createCustomFieldHeaderIdempotencyKeyMax = 255;
+
+export const createCustomFieldHeaderIdempotencyKeyRegExp = new RegExp('^[\\x21-\\x7e]+$');
+
+export const CreateCustomFieldHeader = zod.object({
+  'idempotency-key': zod
+    .string()
+    .min(1)
+    .max(createCustomFieldHeaderIdempotencyKeyMax)
+    .regex(createCustomFieldHeaderIdempotencyKeyRegExp)
+    .optional()
+    .describe(
+      'A key of your choosing (a UUID is a good one) that makes retrying this POST safe: for 24 hours, a request with the same key and the same body gets the first answer again without being carried out twice (a replay carries `Idempotent-Replayed: true`); the same key with another body is a 422, and while the first request with it is still running a 409. Keys are per user: another member’s request with the same key is a request of its own.',
+    ),
+});
+
+export const createCustomFieldBodyNameRegExp = new RegExp('^[a-z][a-z0-9_]{0,49}$');
+export const createCustomFieldBodyLabelMax = 200;
+
+export const createCustomFieldBodyDescriptionMax = 1000;
+
+export const createCustomFieldBodyChoicesItemMax = 200;
+
+export const createCustomFieldBodyChoicesMax = 100;
+
+export const CreateCustomFieldBody = zod
+  .object({
+    kind: zod
+      .enum(['subnet', 'address'])
+      .describe('The kind of resource whose `custom_fields` the definition types: subnet or address'),
+    name: zod
+      .string()
+      .regex(createCustomFieldBodyNameRegExp)
+      .describe('The key in `custom_fields`: a-z first, then a-z, 0-9 or _, at most 50 characters; fixed once created'),
+    label: zod.string().max(createCustomFieldBodyLabelMax).optional().describe('Display name, e.g. Rack units'),
+    description: zod.string().max(createCustomFieldBodyDescriptionMax).optional().describe('Free-text description'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod.boolean().optional().describe('Default false'),
+    default: zod
+      .union([zod.string(), zod.number(), zod.boolean()])
+      .optional()
+      .describe('A valid value of the type, given to new resources without it'),
+    choices: zod
+      .array(zod.string().min(1).max(createCustomFieldBodyChoicesItemMax))
+      .min(1)
+      .max(createCustomFieldBodyChoicesMax)
+      .optional()
+      .describe('The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select'),
+  })
+  .strict()
+  .describe('A new definition; `choices` are given exactly for type select');
+
+export const createCustomFieldResponseInvalidCountMin = 0;
+
+export const createCustomFieldResponseInvalidExamplesMax = 10;
+
+export const CreateCustomFieldResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the definition (UUID)'),
+    kind: zod
+      .enum(['subnet', 'address'])
+      .describe('The kind of resource whose `custom_fields` the definition types: subnet or address'),
+    name: zod.string().describe('The key in `custom_fields` the definition types'),
+    label: zod.string().describe('Display name; empty when unset'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod.boolean().describe('Whether every new or changed resource of the kind must hold the field'),
+    default: zod
+      .union([zod.string(), zod.number(), zod.boolean()])
+      .optional()
+      .describe('The value a new resource of the kind gets when it is created without the field; omitted when unset'),
+    choices: zod.array(zod.string()).optional().describe('The values a select may take; only for type select'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    invalid: zod
+      .object({
+        count: zod
+          .number()
+          .int()
+          .min(createCustomFieldResponseInvalidCountMin)
+          .describe('Resources of the kind whose stored value fails the definition'),
+        examples: zod
+          .array(
+            zod.object({
+              resource_id: zod.string().uuid().describe('The subnet or address'),
+              value: zod.unknown().optional().describe('Its stored value, as stored; null when the field is missing'),
+            }),
+          )
+          .max(createCustomFieldResponseInvalidExamplesMax)
+          .describe('Up to 10 of them'),
+      })
+      .describe(
+        'Stored values the definition does not accept (of another type, or missing where it is required). They stay stored and readable; a write that gives the field must give a valid value',
+      ),
+  })
+  .describe('The definition as written, with the stored values it does not accept (see a dry run first)');
+
+/**
+ * The definition, without the report of stored values (its create and change answer that).
+ * @summary Get a custom field definition
+ */
+export const GetCustomFieldParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const GetCustomFieldResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the definition (UUID)'),
+    kind: zod
+      .enum(['subnet', 'address'])
+      .describe('The kind of resource whose `custom_fields` the definition types: subnet or address'),
+    name: zod.string().describe('The key in `custom_fields` the definition types'),
+    label: zod.string().describe('Display name; empty when unset'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod.boolean().describe('Whether every new or changed resource of the kind must hold the field'),
+    default: zod
+      .union([zod.string(), zod.number(), zod.boolean()])
+      .optional()
+      .describe('The value a new resource of the kind gets when it is created without the field; omitted when unset'),
+    choices: zod.array(zod.string()).optional().describe('The values a select may take; only for type select'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+  })
+  .describe('The type of one key of the `custom_fields` of subnets or of addresses');
+
+/**
+ * Changes the fields given; stored values are not rewritten. The answer reports the stored values the changed definition does not accept (`invalid`): send it with `?dry_run=true` to see them before changing anything.
+ * @summary Change a custom field definition
+ */
+export const UpdateCustomFieldParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const UpdateCustomFieldQueryParams = zod
+  .object({
+    dry_run: zod
+      .enum(['true', 'false'])
+      .optional()
+      .describe(
+        '`true`: answer what the call would do, as it would answer it (the same checks, errors and limits), and change nothing: no write, no activity entry, no event, no Idempotency-Key kept. New ids are made afresh by the real call.',
+      ),
+  })
+  .strict();
+
+export const updateCustomFieldBodyLabelMax = 200;
+
+export const updateCustomFieldBodyDescriptionMax = 1000;
+
+export const updateCustomFieldBodyChoicesItemMax = 200;
+
+export const updateCustomFieldBodyChoicesMax = 100;
+
+export const UpdateCustomFieldBody = zod
+  .object({
+    label: zod.string().max(updateCustomFieldBodyLabelMax).optional().describe('Display name'),
+    description: zod.string().max(updateCustomFieldBodyDescriptionMax).optional().describe('Free-text description'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .optional()
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod
+      .boolean()
+      .optional()
+      .describe('Whether every new or changed resource of the kind must hold the field'),
+    default: zod
+      .union([zod.string().nullable(), zod.number().nullable(), zod.boolean().nullable()])
+      .optional()
+      .describe('A valid value of the type; null removes the default'),
+    choices: zod
+      .array(zod.string().min(1).max(updateCustomFieldBodyChoicesItemMax))
+      .min(1)
+      .max(updateCustomFieldBodyChoicesMax)
+      .optional()
+      .describe('The values a select may take: 1 to 100 distinct strings of 1 to 200 characters; only for type select'),
+  })
+  .strict()
+  .describe(
+    'Only the fields given change; `kind` and `name` cannot (the stored values live under the name). The default and the choices must suit the type the definition ends up with',
+  );
+
+export const updateCustomFieldResponseInvalidCountMin = 0;
+
+export const updateCustomFieldResponseInvalidExamplesMax = 10;
+
+export const UpdateCustomFieldResponse = zod
+  .object({
+    id: zod.string().uuid().describe('Unique id of the definition (UUID)'),
+    kind: zod
+      .enum(['subnet', 'address'])
+      .describe('The kind of resource whose `custom_fields` the definition types: subnet or address'),
+    name: zod.string().describe('The key in `custom_fields` the definition types'),
+    label: zod.string().describe('Display name; empty when unset'),
+    description: zod.string().describe('Free-text description; empty when unset'),
+    type: zod
+      .enum(['text', 'integer', 'boolean', 'date', 'url', 'ip', 'select'])
+      .describe(
+        'What a value must be: text (a string of at most 1000 characters), integer (a JSON integer within ±2^53−1), boolean, date (a YYYY-MM-DD string of a real day), url (an http or https URL), ip (an IPv4 or IPv6 address as a string) or select (one of `choices`)',
+      ),
+    required: zod.boolean().describe('Whether every new or changed resource of the kind must hold the field'),
+    default: zod
+      .union([zod.string(), zod.number(), zod.boolean()])
+      .optional()
+      .describe('The value a new resource of the kind gets when it is created without the field; omitted when unset'),
+    choices: zod.array(zod.string()).optional().describe('The values a select may take; only for type select'),
+    created_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    updated_at: zod.string().datetime({ offset: true }).describe('RFC 3339 UTC timestamp'),
+    invalid: zod
+      .object({
+        count: zod
+          .number()
+          .int()
+          .min(updateCustomFieldResponseInvalidCountMin)
+          .describe('Resources of the kind whose stored value fails the definition'),
+        examples: zod
+          .array(
+            zod.object({
+              resource_id: zod.string().uuid().describe('The subnet or address'),
+              value: zod.unknown().optional().describe('Its stored value, as stored; null when the field is missing'),
+            }),
+          )
+          .max(updateCustomFieldResponseInvalidExamplesMax)
+          .describe('Up to 10 of them'),
+      })
+      .describe(
+        'Stored values the definition does not accept (of another type, or missing where it is required). They stay stored and readable; a write that gives the field must give a valid value',
+      ),
+  })
+  .describe('The definition as written, with the stored values it does not accept (see a dry run first)');
+
+/**
+ * Removes the definition; the stored values stay, free-form again.
+ * @summary Delete a custom field definition
+ */
+export const DeleteCustomFieldParams = zod
+  .object({
+    id: zod.string().uuid().describe('Resource id (UUID)'),
+  })
+  .strict();
+
+export const DeleteCustomFieldResponse = zod.void();
 
 /**
  * Queries `domain` for records of `type` (default A) at 3 independent public resolvers in parallel, with recursion, one result each in their configured order. Records are in presentation form and only of the type asked: the resolver follows a CNAME, so A of an alias gives the target’s addresses. With `all=true` each common type (A, AAAA, MX, TXT, NS, CNAME, SOA) is asked separately (never ANY): the response `type` is `ALL` and every record string is prefixed with its type (e.g. `MX 10 mail.example.com.`). With `authoritative=true` the NS set of the closest zone enclosing `domain` is found through the server’s resolver and at most 4 of its nameservers are asked directly on port 53, without recursion, one result each. A nameserver resolving to a non-public address is skipped, never asked: 400 when every one is, 400 when no enclosing zone has nameservers, 502 when none of them resolves. A name that does not exist or has no such records answers 200 with empty records and null ttl, each result’s `rcode` telling them apart (`NXDOMAIN`: no such name; `NOERROR`: no records of the type); a resolver answering an error (SERVFAIL, REFUSED) counts as an answer with empty records and that `rcode`; one that does not answer within 2 seconds yields empty records, null ttl and rcode, and the time waited. 502 when no resolver (or nameserver) answers at all. Public, no authentication. Limited to 10 lookups per minute per IP (429 with Retry-After).
