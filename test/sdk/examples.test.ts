@@ -24,7 +24,7 @@ describe('on a server that may deliver webhooks to loopback (OUTBOUND_ALLOW_CIDR
   const t = useTestServer({ config: { outboundAllowCidrs: ['127.0.0.1/32'] } }, false);
 
   it('there are the numbered examples', () => {
-    expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06', '07', '08', '09']);
+    expect(examples.map((f) => f.slice(0, 2))).toEqual(['01', '02', '03', '04', '05', '06', '07', '08', '09', '10']);
   });
 
   it.each(examples)('examples/%s runs to completion', async (file) => {
@@ -32,6 +32,7 @@ describe('on a server that may deliver webhooks to loopback (OUTBOUND_ALLOW_CIDR
     expect(stdout.length).toBeGreaterThan(0);
     if (file.startsWith('04-')) expect(stdout).toMatch(/verified ping/);
     if (file.startsWith('09-')) expect(stdout).toMatch(/in step: \d+ subnets/);
+    if (file.startsWith('10-')) expect(stdout).toMatch(/still held: 10\.99\.0\.10\d until/);
   });
 });
 
