@@ -71,6 +71,8 @@ METHOD_NAMES = {
     "listChanges": "list",
     "listSubnetRanges": "list", "createSubnetRange": "create", "updateRange": "update", "deleteRange": "delete",
     "listTags": "list", "createTag": "create", "getTag": "get", "updateTag": "update", "deleteTag": "delete",
+    "listCustomFields": "list", "createCustomField": "create", "getCustomField": "get",
+    "updateCustomField": "update", "deleteCustomField": "delete",
     "getSignInMethods": "methods", "getCurrentUser": "me", "endSession": "logout", "deleteAccount": "delete_account",
     "sendMagicLink": "send_magic_link", "verifyMagicLink": "verify_magic_link",
     "startGoogleSignIn": "start_google_sign_in", "completeGoogleSignIn": "complete_google_sign_in",
@@ -85,6 +87,10 @@ METHOD_NAMES = {
     "checkDmarcRecord": "dmarc", "checkIpBlacklist": "blacklist", "checkHttp2Support": "http2",
     "inspectHttpHeaders": "headers", "pingHost": "ping", "scanPorts": "ports", "traceRoute": "traceroute",
 }
+
+# Lists that also filter by custom field (`cf_<name>…`, which the document states in words only): their methods take
+# `custom_fields={"rack": 4, "since__gte": "2024-01-01"}`.
+CUSTOM_FIELD_FILTERED = {"listSubnets", "listSubnetAddresses"}
 
 # Schemas whose name the hand-written layer uses for something else: the exception ApiError is raised,
 # the schema ApiError is the {error, code} body it carries.
@@ -495,10 +501,10 @@ def resources_module(ops: List[Operation]) -> str:
         "from __future__ import annotations",
         "",
         "from datetime import datetime",
-        "from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast",
+        "from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Mapping, Optional, Union, cast",
         "",
         "from .models import *",
-        "from .._operation import AsyncTransport, OperationSpec, Redirect, SyncTransport",
+        "from .._operation import AsyncTransport, OperationSpec, Redirect, SyncTransport, custom_field_filters",
         "",
         "#: Every operation of the document by operationId: its method, path, group, method name and answers.",
         "OPERATIONS: Dict[str, OperationSpec] = {",
@@ -546,6 +552,8 @@ def signature(op: Operation, skip_query: Tuple[str, ...] = ()) -> List[str]:
         params.append("*")
     for name, _key, annotation, required, _ in keyword_params:
         params.append(f"{name}: {annotation}" if required else f"{name}: Optional[{strip_optional(annotation)}] = None")
+    if op.id in CUSTOM_FIELD_FILTERED:
+        params.append("custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None")
     params.append("timeout: Optional[float] = None")
     return params
 
@@ -557,6 +565,8 @@ def strip_optional(annotation: str) -> str:
 def call_arguments(op: Operation, skip_query: Tuple[str, ...] = ()) -> str:
     path = ", ".join(f"{json.dumps(key)}: {name}" for name, key, _ in op.path_params)
     query = ", ".join(f"{json.dumps(key)}: {name}" for name, key, *_ in op.query_params if key not in skip_query)
+    if op.id in CUSTOM_FIELD_FILTERED:
+        query += ", **custom_field_filters(custom_fields)"
     headers = ", ".join(f"{json.dumps(key)}: {name}" for name, key, *_ in op.header_params)
     body = "body" if op.body is not None else "None"
     return f"OPERATIONS[{json.dumps(op.id)}], {{{path}}}, {{{query}}}, {{{headers}}}, {body}, timeout"

@@ -137,6 +137,21 @@ def test_tags(ipam: Ipam) -> None:
     assert ipam.subnets.get(subnet.id).tags is None
 
 
+def test_custom_fields(ipam: Ipam) -> None:
+    field = ipam.custom_fields.create({"kind": "subnet", "name": "rack_units", "type": "integer", "default": 42})
+    assert isinstance(field, sdk.CustomFieldWritten) and field.invalid.count == 0
+    assert [f.name for f in ipam.custom_fields.list(kind="subnet")] == ["rack_units"]
+    assert ipam.custom_fields.get(field.id).default == 42
+    subnet = subnet_of(ipam.subnets.create({"network": "10.45.0.0/24", "custom_fields": {"rack_units": 4}}))
+    with pytest.raises(ApiError) as refused:
+        ipam.subnets.create({"network": "10.45.1.0/24", "custom_fields": {"rack_units": "four"}})
+    assert refused.value.status == 400 and "custom_fields.rack_units" in str(refused.value)
+    assert [s.id for s in ipam.subnets.list(custom_fields={"rack_units": 4})] == [subnet.id]
+    changed = ipam.custom_fields.update(field.id, {"type": "text", "default": None})
+    assert changed.invalid.count == 1 and changed.invalid.examples[0].resource_id == subnet.id
+    ipam.custom_fields.delete(field.id)
+
+
 def test_import_export(ipam: Ipam) -> None:
     imported = ipam.import_export.import_subnets({"subnets": [{"network": "172.16.0.0/24", "name": "imported"}]})
     assert imported.summary.created == 1

@@ -4,7 +4,16 @@ answer of a redirecting operation."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, Iterator, Mapping, NamedTuple, Optional, Protocol
+from typing import Any, AsyncIterator, Dict, Iterator, Mapping, NamedTuple, Optional, Protocol, Union
+
+
+def custom_field_filters(filters: Optional[Mapping[str, Union[str, int, bool]]]) -> Dict[str, str]:
+    """The `cf_` query parameters of a list's custom field filters: `{"rack": 4, "since__gte": "2024-01-01"}` gives
+    `cf_rack=4&cf_since__gte=2024-01-01` (booleans as true/false)."""
+    return {
+        f"cf_{name}": ("true" if value else "false") if isinstance(value, bool) else str(value)
+        for name, value in (filters or {}).items()
+    }
 
 
 class OperationSpec(NamedTuple):

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast
+from typing import Any, AsyncIterator, Dict, Iterator, List, Literal, Mapping, Optional, Union, cast
 
 from .models import *
-from .._operation import AsyncTransport, OperationSpec, Redirect, SyncTransport
+from .._operation import AsyncTransport, OperationSpec, Redirect, SyncTransport, custom_field_filters
 
 #: Every operation of the document by operationId: its method, path, group, method name and answers.
 OPERATIONS: Dict[str, OperationSpec] = {
@@ -102,11 +102,11 @@ OPERATIONS: Dict[str, OperationSpec] = {
     "listActivityFilters": OperationSpec("listActivityFilters", "GET", "/api/v1/activity/filters", "activity", "filters", {"200": "ActivityFilters"}),
     "exportActivity": OperationSpec("exportActivity", "GET", "/api/v1/activity/export", "activity", "export", {"200": "str"}),
     "listChanges": OperationSpec("listChanges", "GET", "/api/v1/changes", "changes", "list", {"200": "ChangePage"}),
-    "listCustomFields": OperationSpec("listCustomFields", "GET", "/api/v1/custom-fields", "custom_fields", "list_custom_fields", {"200": "List[CustomFieldDefinition]"}),
-    "createCustomField": OperationSpec("createCustomField", "POST", "/api/v1/custom-fields", "custom_fields", "create_custom_field", {"201": "CustomFieldWritten"}),
-    "getCustomField": OperationSpec("getCustomField", "GET", "/api/v1/custom-fields/{id}", "custom_fields", "get_custom_field", {"200": "CustomFieldDefinition"}),
-    "updateCustomField": OperationSpec("updateCustomField", "PATCH", "/api/v1/custom-fields/{id}", "custom_fields", "update_custom_field", {"200": "CustomFieldWritten"}),
-    "deleteCustomField": OperationSpec("deleteCustomField", "DELETE", "/api/v1/custom-fields/{id}", "custom_fields", "delete_custom_field", {"204": "None"}),
+    "listCustomFields": OperationSpec("listCustomFields", "GET", "/api/v1/custom-fields", "custom_fields", "list", {"200": "List[CustomFieldDefinition]"}),
+    "createCustomField": OperationSpec("createCustomField", "POST", "/api/v1/custom-fields", "custom_fields", "create", {"201": "CustomFieldWritten"}),
+    "getCustomField": OperationSpec("getCustomField", "GET", "/api/v1/custom-fields/{id}", "custom_fields", "get", {"200": "CustomFieldDefinition"}),
+    "updateCustomField": OperationSpec("updateCustomField", "PATCH", "/api/v1/custom-fields/{id}", "custom_fields", "update", {"200": "CustomFieldWritten"}),
+    "deleteCustomField": OperationSpec("deleteCustomField", "DELETE", "/api/v1/custom-fields/{id}", "custom_fields", "delete", {"204": "None"}),
     "lookupDns": OperationSpec("lookupDns", "GET", "/api/v1/tools/dns", "tools", "dns", {"200": "ToolsDnsLookup"}),
     "checkDnsPropagation": OperationSpec("checkDnsPropagation", "GET", "/api/v1/tools/dns-propagation", "tools", "dns_propagation", {"200": "ToolsDnsPropagation"}),
     "lookupReverseDns": OperationSpec("lookupReverseDns", "GET", "/api/v1/tools/rdns", "tools", "reverse_dns", {"200": "ToolsRdnsLookup"}),
@@ -306,6 +306,7 @@ class Subnets:
         tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> List[Subnet]:
         """List subnets: `GET /api/v1/subnets` (listSubnets).
@@ -320,7 +321,7 @@ class Subnets:
         `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind,
         or a value not of its type, is a 400 naming the parameter.
         """
-        return cast("List[Subnet]", self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
+        return cast("List[Subnet]", self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor, **custom_field_filters(custom_fields)}, {}, None, timeout))
 
     def iterate(
         self,
@@ -337,12 +338,13 @@ class Subnets:
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> Iterator[Subnet]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        yield from self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit}, {}, None, timeout, "")
+        yield from self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, **custom_field_filters(custom_fields)}, {}, None, timeout, "")
 
     def create(
         self,
@@ -535,6 +537,7 @@ class Addresses:
         updated_after: Optional[Union[datetime, str]] = None,
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> List[Address]:
         """List the addresses of a subnet: `GET /api/v1/subnets/{id}/addresses` (listSubnetAddresses).
@@ -548,7 +551,7 @@ class Addresses:
         pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the
         parameter.
         """
-        return cast("List[Address]", self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
+        return cast("List[Address]", self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match, **custom_field_filters(custom_fields)}, {}, None, timeout))
 
     def iterate(
         self,
@@ -564,12 +567,13 @@ class Addresses:
         updated_after: Optional[Union[datetime, str]] = None,
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> Iterator[Address]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        yield from self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout, "")
+        yield from self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match, **custom_field_filters(custom_fields)}, {}, None, timeout, "")
 
     def create(
         self,
@@ -1458,7 +1462,7 @@ class CustomFields:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def list_custom_fields(
+    def list(
         self,
         *,
         kind: Optional[Literal["subnet", "address"]] = None,
@@ -1470,7 +1474,7 @@ class CustomFields:
         """
         return cast("List[CustomFieldDefinition]", self._client._call(OPERATIONS["listCustomFields"], {}, {"kind": kind}, {}, None, timeout))
 
-    def create_custom_field(
+    def create(
         self,
         body: CreateCustomFieldBody,
         *,
@@ -1488,14 +1492,14 @@ class CustomFields:
         """
         return cast("CustomFieldWritten", self._client._call(OPERATIONS["createCustomField"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
 
-    def get_custom_field(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
+    def get(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
         """Get a custom field definition: `GET /api/v1/custom-fields/{id}` (getCustomField).
 
         The definition, without the report of stored values (its create and change answer that).
         """
         return cast("CustomFieldDefinition", self._client._call(OPERATIONS["getCustomField"], {"id": id}, {}, {}, None, timeout))
 
-    def update_custom_field(
+    def update(
         self,
         id: str,
         body: UpdateCustomFieldBody,
@@ -1510,7 +1514,7 @@ class CustomFields:
         """
         return cast("CustomFieldWritten", self._client._call(OPERATIONS["updateCustomField"], {"id": id}, {"dry_run": dry_run}, {}, body, timeout))
 
-    def delete_custom_field(self, id: str, timeout: Optional[float] = None) -> None:
+    def delete(self, id: str, timeout: Optional[float] = None) -> None:
         """Delete a custom field definition: `DELETE /api/v1/custom-fields/{id}` (deleteCustomField).
 
         Removes the definition; the stored values stay, free-form again.
@@ -1929,6 +1933,7 @@ class AsyncSubnets:
         tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> List[Subnet]:
         """List subnets: `GET /api/v1/subnets` (listSubnets).
@@ -1943,7 +1948,7 @@ class AsyncSubnets:
         `__lt=` bound it (only values of the field’s type pass them). A `cf_` parameter naming no field of the kind,
         or a value not of its type, is a 400 naming the parameter.
         """
-        return cast("List[Subnet]", await self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor}, {}, None, timeout))
+        return cast("List[Subnet]", await self._client._call(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, "cursor": cursor, **custom_field_filters(custom_fields)}, {}, None, timeout))
 
     async def iterate(
         self,
@@ -1960,12 +1965,13 @@ class AsyncSubnets:
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
         limit: Optional[int] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Subnet]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        async for item in self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit}, {}, None, timeout, ""):
+        async for item in self._client._pages(OPERATIONS["listSubnets"], {}, {"folder_id": folder_id, "vrf_id": vrf_id, "vlan_id": vlan_id, "location_id": location_id, "is_pool": is_pool, "contains": contains, "within": within, "utilization_above": utilization_above, "utilization_below": utilization_below, "tag": tag, "tag_match": tag_match, "limit": limit, **custom_field_filters(custom_fields)}, {}, None, timeout, ""):
             yield item
 
     async def create(
@@ -2165,6 +2171,7 @@ class AsyncAddresses:
         updated_after: Optional[Union[datetime, str]] = None,
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> List[Address]:
         """List the addresses of a subnet: `GET /api/v1/subnets/{id}/addresses` (listSubnetAddresses).
@@ -2178,7 +2185,7 @@ class AsyncAddresses:
         pass them). A `cf_` parameter naming no field of the kind, or a value not of its type, is a 400 naming the
         parameter.
         """
-        return cast("List[Address]", await self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout))
+        return cast("List[Address]", await self._client._call(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "cursor": cursor, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match, **custom_field_filters(custom_fields)}, {}, None, timeout))
 
     async def iterate(
         self,
@@ -2194,12 +2201,13 @@ class AsyncAddresses:
         updated_after: Optional[Union[datetime, str]] = None,
         tag: Optional[Union[str, List[str]]] = None,
         tag_match: Optional[Literal["any", "all"]] = None,
+        custom_fields: Optional[Mapping[str, Union[str, int, bool]]] = None,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Address]:
         """Every item of list(), `limit` per request: the first page at `offset`, each next one after the `Next-Cursor`
         of the page before.
         """
-        async for item in self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match}, {}, None, timeout, ""):
+        async for item in self._client._pages(OPERATIONS["listSubnetAddresses"], {"id": id}, {"limit": limit, "offset": offset, "status": status, "hostname_prefix": hostname_prefix, "hostname_contains": hostname_contains, "mac_address": mac_address, "created_after": created_after, "updated_after": updated_after, "tag": tag, "tag_match": tag_match, **custom_field_filters(custom_fields)}, {}, None, timeout, ""):
             yield item
 
     async def create(
@@ -3096,7 +3104,7 @@ class AsyncCustomFields:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def list_custom_fields(
+    async def list(
         self,
         *,
         kind: Optional[Literal["subnet", "address"]] = None,
@@ -3108,7 +3116,7 @@ class AsyncCustomFields:
         """
         return cast("List[CustomFieldDefinition]", await self._client._call(OPERATIONS["listCustomFields"], {}, {"kind": kind}, {}, None, timeout))
 
-    async def create_custom_field(
+    async def create(
         self,
         body: CreateCustomFieldBody,
         *,
@@ -3126,14 +3134,14 @@ class AsyncCustomFields:
         """
         return cast("CustomFieldWritten", await self._client._call(OPERATIONS["createCustomField"], {}, {"dry_run": dry_run}, {"idempotency-key": idempotency_key}, body, timeout))
 
-    async def get_custom_field(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
+    async def get(self, id: str, timeout: Optional[float] = None) -> CustomFieldDefinition:
         """Get a custom field definition: `GET /api/v1/custom-fields/{id}` (getCustomField).
 
         The definition, without the report of stored values (its create and change answer that).
         """
         return cast("CustomFieldDefinition", await self._client._call(OPERATIONS["getCustomField"], {"id": id}, {}, {}, None, timeout))
 
-    async def update_custom_field(
+    async def update(
         self,
         id: str,
         body: UpdateCustomFieldBody,
@@ -3148,7 +3156,7 @@ class AsyncCustomFields:
         """
         return cast("CustomFieldWritten", await self._client._call(OPERATIONS["updateCustomField"], {"id": id}, {"dry_run": dry_run}, {}, body, timeout))
 
-    async def delete_custom_field(self, id: str, timeout: Optional[float] = None) -> None:
+    async def delete(self, id: str, timeout: Optional[float] = None) -> None:
         """Delete a custom field definition: `DELETE /api/v1/custom-fields/{id}` (deleteCustomField).
 
         Removes the definition; the stored values stay, free-form again.
