@@ -107,6 +107,7 @@ describe('export subnets', () => {
       'false',
       'true',
       '',
+      '',
     ]);
   });
 

@@ -317,10 +317,10 @@ describe('tags in imports and exports', () => {
     expect(addresses.summary.created).toBe(1);
     const subnetCsv = await org.api.call('exportSubnets');
     const [header, first] = subnetCsv.text.trim().split('\r\n');
-    expect(header?.split(',').at(-1)).toBe('tags');
-    expect(first).toMatch(/,"lab,v4"$/);
+    expect(header?.split(',').slice(-2)).toEqual(['tags', 'custom_fields']);
+    expect(first).toMatch(/,"lab,v4",$/);
     const addressCsv = await org.api.call('exportAddresses');
-    expect(addressCsv.text.trim().split('\r\n')[1]).toMatch(/,printer$/);
+    expect(addressCsv.text.trim().split('\r\n')[1]).toMatch(/,printer,$/);
   });
 
   it('a row whose tag would pass the plan’s tag limit is an error, and the other rows import', async () => {
