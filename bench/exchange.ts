@@ -2,7 +2,7 @@
  * The data-exchange targets (imports, export, search, allocation): latency of single requests against an
  * organisation seeded for them, each a fixed bound in milliseconds, reported with the IPAM-core table.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type CoreTiming, measurer } from './core';
 import { residentMegabytes } from './load';
 import type { Seeder } from './seed';
@@ -39,6 +39,33 @@ export async function prepareExchange(seed: Seeder) {
     FROM (SELECT id, network FROM subnets WHERE org_id = ${big.orgId} AND masklen(network) = 24 LIMIT 10000) s,
          generate_series(1, 10) AS n`);
   const queries = ['10.0.42.7', '10.0.42', 'host-10.0.17.3', 'site 10.0.99', 'office 7', '10.0.42.0/24', 'rack'];
+
+  // The list filters (issue 24), in an organisation of their own (the export and search above stay as they were):
+  // one subnet of 100,000 addresses and 10,000 /24s, three in ten tagged (one of five names; one in seven of those
+  // also `rare`), three in four with a `rack` (an integer custom field).
+  const lists = await seed.enterpriseOrg();
+  const dense = await seed.subnet(lists.orgId, '11.0.0.0/15');
+  const listRoot = await seed.subnet(lists.orgId, '12.0.0.0/8');
+  await seed.children(lists.orgId, listRoot, 10_000, sql`set_masklen('12.0.0.0'::inet + (i + 1) * 256, 24)::cidr`);
+  const tagged = (n: SQL) => sql`CASE WHEN ${n} % 10 < 3
+    THEN ARRAY[(ARRAY['red', 'green', 'blue', 'amber', 'grey'])[1 + ${n} % 5]]
+      || CASE WHEN ${n} % 7 = 0 THEN ARRAY['rare'] ELSE '{}'::text[] END
+    ELSE '{}' END`;
+  const rack = (n: SQL) => sql`CASE WHEN ${n} % 4 <> 0 THEN jsonb_build_object('rack', ${n} % 500) END`;
+  await seed.run(sql`INSERT INTO tags (org_id, name)
+    SELECT ${lists.orgId}, name FROM unnest(ARRAY['red', 'green', 'blue', 'amber', 'grey', 'rare']) AS name`);
+  await seed.run(sql`INSERT INTO custom_field_definitions (org_id, kind, name, type)
+    VALUES (${lists.orgId}, 'address', 'rack', 'integer'), (${lists.orgId}, 'subnet', 'rack', 'integer')`);
+  await seed.run(sql`INSERT INTO addresses (org_id, subnet_id, ip, tags, custom_fields)
+    SELECT ${lists.orgId}, ${dense}, '11.0.0.0'::inet + g, ${tagged(sql`g`)}, ${rack(sql`g`)}
+    FROM generate_series(1, 100000) AS g`);
+  const position = sql`((network - '12.0.0.0'::inet) / 256)::int`;
+  await seed.run(sql`UPDATE subnets SET tags = ${tagged(position)}, custom_fields = ${rack(position)}
+    WHERE org_id = ${lists.orgId} AND masklen(network) = 24`);
+  const filters = [
+    ['tag=rare', 'tag=red,blue', 'tag=red&tag=rare&tag_match=all', 'cf_rack=42', 'cf_rack__gte=100&cf_rack__lt=110'],
+    ['status=reserved', 'hostname_prefix=host-11.0.1'],
+  ].flat();
 
   return async function measureRound(call: Call, serverPid: number): Promise<CoreTiming[]> {
     const timings: CoreTiming[] = [];
@@ -82,6 +109,22 @@ export async function prepareExchange(seed: Seeder) {
       if (q === undefined) throw new Error('no search query');
       return call(big.key, 'GET', `/search?q=${encodeURIComponent(q)}`);
     });
+    let filter = 0;
+    await measure(
+      'GET /subnets/{id}/addresses?<filter>, a page of 100',
+      `100,000 addresses; ${filters.length} filters (tag, cf_, status, hostname)`,
+      50,
+      filters.length * 2,
+      () => call(lists.key, 'GET', `/subnets/${dense}/addresses?limit=100&${filters[filter++ % filters.length]}`),
+    );
+    const subnetFilters = filters.slice(0, 5);
+    await measure(
+      'GET /subnets?<filter>&limit=100',
+      `10,000 subnets; ${subnetFilters.length} filters (tag, cf_)`,
+      50,
+      subnetFilters.length * 2,
+      () => call(lists.key, 'GET', `/subnets?limit=100&${subnetFilters[filter++ % subnetFilters.length]}`),
+    );
     await seed.settle();
     const nextSlash24 = () => {
       const subnet = slash24s[allocations++];
