@@ -131,14 +131,14 @@ describe.skipIf(browserMissing)(`import and export${browserMissing}`, () => {
     const subnets = await download(page, 'Download subnets CSV');
     expect(subnets.name).toMatch(/^subnets-.+\.csv$/);
     expect(subnets.text.split('\r\n').slice(0, 2)).toEqual([
-      'network,name,description,folder,vlan,vrf,location,gateway,dns_primary,dns_secondary,is_pool,scan_enabled,tracked,custom_fields',
-      '10.1.0.0/24,,,Lab,,,,,,,false,false,true,',
+      'network,name,description,folder,vlan,vrf,location,gateway,dns_primary,dns_secondary,is_pool,scan_enabled,tracked,tags,custom_fields',
+      '10.1.0.0/24,,,Lab,,,,,,,false,false,true,,',
     ]);
 
     await page.getByLabel('Addresses of').selectOption({ label: '10.2.0.0/24' });
     const addresses = await download(page, 'Download addresses CSV');
     expect(addresses.text).toBe(
-      'ip,subnet,hostname,mac_address,description,status,owner,ptr_record,vrf,custom_fields\r\n10.2.0.9,10.2.0.0/24,nas,,,assigned,,,,\r\n',
+      'ip,subnet,hostname,mac_address,description,status,owner,ptr_record,vrf,tags,custom_fields\r\n10.2.0.9,10.2.0.0/24,nas,,,assigned,,,,,\r\n',
     );
   });
 
