@@ -6,12 +6,16 @@
  * except under CI.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsFixture, startDnsServer } from '../fixtures/dns';
+import { type Site, startTlsSite } from '../fixtures/http-sites';
 import { type FakeStripe, startFakeStripe } from '../fixtures/stripe';
+import { createPki, type Pki } from '../fixtures/tls';
+import { startWhoisServer, type WhoisFixture } from '../fixtures/whois';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +31,12 @@ const ZONE = [
   { name: 'example.test', type: 'TXT' as const, data: 'v=spf1 ip4:192.0.2.0/24 -all' },
   { name: '_dmarc.example.test', type: 'TXT' as const, data: 'v=DMARC1; p=reject; rua=mailto:d@example.test' },
   { name: '10.2.0.192.in-addr.arpa', type: 'PTR' as const, data: 'example.test' },
+  // Team Cymru's answer for /tools/asn.
+  { name: 'as13335.asn.cymru.com', type: 'TXT' as const, data: '13335 | US | arin | 2010-07-14 | CLOUDFLARENET, US' },
 ];
+
+/** What the whois fixture, standing for the root (whois.iana.org), answers: a record that refers nowhere else. */
+const WHOIS_ANSWER = 'domain:       EXAMPLE.TEST\r\norganisation: Example Registry\r\ncreated:      2001-01-01\r\n';
 
 /** Reads a JSON request body. */
 async function jsonBody(req: NodeJS.ReadableStream): Promise<Record<string, any>> {
@@ -39,6 +48,10 @@ async function jsonBody(req: NodeJS.ReadableStream): Promise<Record<string, any>
 describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () => {
   let stripe: FakeStripe;
   let dns: DnsFixture;
+  let whois: WhoisFixture;
+  /** A site with a certificate the server trusts, speaking HTTP/2 (null without openssl to make the certificates). */
+  let pki: Pki | null = null;
+  let tlsSite: Site | null = null;
   let server: TestServer;
   let control: Server;
   let controlUrl: string;
@@ -47,10 +60,17 @@ describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () 
   beforeAll(async () => {
     stripe = await startFakeStripe();
     dns = await startDnsServer(ZONE);
+    whois = await startWhoisServer(() => WHOIS_ANSWER);
+    try {
+      pki = createPki();
+      tlsSite = await startTlsSite({ identity: pki.valid, protocols: 'h2' });
+    } catch (error) {
+      console.warn(`the Python SDK's TLS tools are tested for their errors only: ${error}`);
+    }
     const resolver = { address: dns.address, port: dns.port };
     server = await startTestServer({
       config: {
-        outboundAllowCidrs: ['127.0.0.1/32'],
+        outboundAllowCidrs: ['127.0.0.1/32', '127.0.0.2/32'],
         billing: {
           stripeSecretKey: stripe.secretKey,
           stripeWebhookSecret: stripe.webhookSecret,
@@ -63,10 +83,11 @@ describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () 
           dnsResolvers: [1, 2, 3].map((i) => ({ label: `Resolver ${i}`, ...resolver, location: 'Loopback' })),
           propagationResolvers: [1, 2].map((i) => ({ label: `Resolver ${i}`, ...resolver, location: 'Loopback' })),
           recursiveResolver: resolver,
-          whoisRoot: { host: '127.0.0.1', port: 9 },
+          whoisRoot: { host: '127.0.0.1', port: whois.port },
           rdapUrl: 'http://127.0.0.1:9',
           tracerouteBin: 'traceroute',
           maxConcurrentRuns: 32,
+          ...(pki ? { extraCa: readFileSync(pki.caFile, 'utf8') } : {}),
         },
       },
     });
@@ -99,6 +120,9 @@ describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () 
     await new Promise((resolve) => control?.close(resolve));
     await server?.close();
     await dns?.close();
+    await whois?.close();
+    await tlsSite?.close();
+    pki?.close();
     await stripe?.close();
   });
 
@@ -123,6 +147,7 @@ describe.skipIf(skipped)(`the Python SDK against the real server${skipped}`, () 
           IPAM_TEST_CONTROL_URL: controlUrl,
           IPAM_TEST_STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
           IPAM_TEST_STRIPE_PRICES: JSON.stringify(stripe.prices),
+          IPAM_TEST_TLS_SITE: tlsSite?.hostPort ?? '',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
