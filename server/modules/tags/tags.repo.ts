@@ -47,19 +47,18 @@ const namedLocked = prepared<unknown, { orgId: string; names: string[] }>(
 export const lockNamedStep = (orgId: string, names: string[]) => namedLocked.step({ orgId, names });
 export const lockNamed = (db: Db, orgId: string, names: string[]) => namedLocked(db, { orgId, names });
 
-/** The rows of the six tagged tables that carry `tag`, for one statement over them all. */
-const everyTagged = (set: string) =>
-  ['subnets', 'addresses', 'vlans', 'vrfs', 'locations', 'folders']
-    .map(
-      (table) =>
-        `${table}_changed AS (UPDATE ${table} SET tags = ${set}
-           WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] RETURNING 1)`,
-    )
-    .join(',\n');
+/** The tables whose rows carry tags (migration 0023). */
+const TAGGED_TABLES = ['subnets', 'addresses', 'vlans', 'vrfs', 'locations', 'folders'];
 
-const COUNT_CHANGED = ['subnets', 'addresses', 'vlans', 'vrfs', 'locations', 'folders']
-  .map((table) => `(SELECT count(*)::int FROM ${table}_changed)`)
-  .join(' + ');
+/** The rows of the six tagged tables that carry `tag`, set to `set`, for one statement over them all. */
+const everyTagged = (set: string) =>
+  TAGGED_TABLES.map(
+    (table) =>
+      `${table}_changed AS (UPDATE ${table} SET tags = ${set}
+           WHERE org_id = :orgId AND tags <> '{}' AND tags @> ARRAY[:tag::text] RETURNING 1)`,
+  ).join(',\n');
+
+const COUNT_CHANGED = TAGGED_TABLES.map((table) => `(SELECT count(*)::int FROM ${table}_changed)`).join(' + ');
 
 const renamed = prepared<{ count: number }, { orgId: string; tag: string; to: string }>(
   'tags_rename_everywhere',
