@@ -155,15 +155,29 @@ export type Refusal =
 /**
  * Fails (SQLSTATE P0001) unless the address with this id exists, so the steps after a guarded insert do not
  * run, and the batch rolls back, when the insert wrote nothing; its message is then the Refusal, as JSON,
- * worked out by the insert's own rules (ipam_address_refusal, migration 0016; run only on a refusal).
+ * worked out by the insert's own rules (ipam_address_refusal, migration 0016; run only on a refusal). It also
+ * fails (`custom_fields_changed`) unless the organisation's custom field definitions are still at the version the
+ * create checked its values against (migration 0024; the custom fields module's guard, here so that a create
+ * runs no statement more for it).
  */
 const inserted = prepared<
   unknown,
-  { orgId: string; subnetId: string; id: string; ip: string; edgePrefixes: number[]; limit: number | null }
+  {
+    orgId: string;
+    subnetId: string;
+    id: string;
+    ip: string;
+    edgePrefixes: number[];
+    limit: number | null;
+    customFieldsVersion: number;
+  }
 >(
   'address_inserted',
   `SELECT ipam_require(false, ipam_address_refusal(:orgId, :subnetId, :ip, :edgePrefixes, :limit))
-   WHERE NOT EXISTS (SELECT 1 FROM addresses WHERE id = :id)`,
+   WHERE NOT EXISTS (SELECT 1 FROM addresses WHERE id = :id)
+   UNION ALL
+   SELECT ipam_require(false, '{"rule":"custom_fields_changed"}')
+   WHERE coalesce((SELECT version FROM custom_field_versions WHERE org_id = :orgId), 0) <> :customFieldsVersion::bigint`,
 );
 
 /** The check after the guarded insert (see inserted), with the same values. */
@@ -172,7 +186,8 @@ export const requireInsertedStep = (
   id: string,
   values: { subnetId: string; ip: string },
   rules: { edgePrefixes: number[]; limit: number | null },
-) => inserted.step({ orgId, id, subnetId: values.subnetId, ip: values.ip, ...rules });
+  customFieldsVersion: number,
+) => inserted.step({ orgId, id, subnetId: values.subnetId, ip: values.ip, ...rules, customFieldsVersion });
 
 /**
  * Inserts addresses of one subnet, with the ids given, at the first `count` of `ips` (in order) that are in

@@ -12,7 +12,6 @@ import {
 import type { ImportAddressRow } from '../../../contract/import-export.contract';
 import { assertOneWay, decodeCursor, encodeCursor } from '../../cursors';
 import type { Db } from '../../db/connection';
-import type { Step } from '../../db/pipeline';
 import { badRequest, duplicate, isRequirementFailed, isUniqueViolation, notFound, refusalOf } from '../../errors';
 import { type Cidr, containsIp, edgePrefixes, formatIp, isAssignable, parseCidr, parseIp } from '../../ipam';
 import type { Principal } from '../../principal';
@@ -182,18 +181,22 @@ export const createAddress = (
   input: z.infer<typeof CreateAddressBody>,
   now: Date,
 ) =>
-  withCreateFields(db, caller.orgId, 'address', input.custom_fields, (custom_fields, guard) =>
-    createChecked(db, caller, subnetId, { ...input, custom_fields }, now, guard),
+  withCreateFields(db, caller.orgId, 'address', input.custom_fields, (custom_fields, _guard, version) =>
+    createChecked(db, caller, subnetId, { ...input, custom_fields }, now, version),
   );
 
-/** createAddress with its custom fields checked; `guard` fails the write when the definitions changed since. */
+/**
+ * createAddress with its custom fields checked against the definitions at `customFieldsVersion`: the check after
+ * the insert fails the write when they changed since (the guard of withCreateFields, in a statement the create
+ * runs anyway: a hot path pays no statement for it).
+ */
 async function createChecked(
   db: Db,
   caller: Principal,
   subnetId: string,
   input: z.infer<typeof CreateAddressBody>,
   now: Date,
-  customFieldsGuard: Step<unknown>,
+  customFieldsVersion: number,
 ) {
   const orgId = caller.orgId;
   const parsed = parseIp(input.ip);
@@ -213,11 +216,10 @@ async function createChecked(
         ...tagsLockSteps(orgId, values.tags),
         ...limitLockSteps(caller, 'addresses'),
         lockAddressHomeStep(orgId, subnetId),
-        customFieldsGuard,
       ],
       steps: {
         inserted: repo.insertIfAllowedStep(orgId, id, values, rules),
-        check: repo.requireInsertedStep(orgId, id, values, rules),
+        check: repo.requireInsertedStep(orgId, id, values, rules, customFieldsVersion),
       },
       activity: [
         { action: 'create', resourceType: 'address', resourceId: id, changes: created(addressFields(newRow(values))) },

@@ -254,7 +254,7 @@ export async function withCreateFields<T>(
   orgId: string,
   kind: Kind,
   given: Record<string, unknown> | undefined,
-  create: (fields: Record<string, unknown> | undefined, guard: Step<unknown>) => Promise<T>,
+  create: (fields: Record<string, unknown> | undefined, guard: Step<unknown>, version: number) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const definitions = await knownDefinitions(db, orgId);
@@ -268,7 +268,7 @@ export async function withCreateFields<T>(
       continue;
     }
     try {
-      return await create(fields, repo.unchangedStep(orgId, definitions.version));
+      return await create(fields, repo.unchangedStep(orgId, definitions.version), definitions.version);
     } catch (error) {
       if (!isDefinitionsChanged(error) || attempt === CREATE_ATTEMPTS) throw error;
       forget(orgId);
