@@ -196,6 +196,20 @@ describe('tags on the six resources', () => {
     },
   );
 
+  it('keeps names that mean something in an array literal as they are: NULL, quotes, braces, backslashes', async () => {
+    const org = await t.server.newOrg({ plan: 'pro' });
+    const names = ['NULL', 'a "quoted" tag', '{braced}', 'back\\slash', '  ', 'é ü'].filter((n) => n.trim() !== '');
+    for (const name of names) await tagNamed(org.api, name);
+    const folder = expectStatus(await org.api.call('createFolder', { body: { name: 'odd', tags: names } }), 201);
+    expect(folder.tags).toEqual(names);
+    const subnet = await createSubnet(org.api, '10.77.0.0/24', { tags: names });
+    expect(subnet.tags).toEqual(names);
+    for (const name of names) {
+      const listed = expectStatus(await org.api.call('listFolders', { query: { tag: name } }), 200);
+      expect([name, listed.map((f) => f.id)]).toEqual([name, [folder.id]]);
+    }
+  });
+
   it('a resource carries at most 20 tags: that many pass, one more is a 400', async () => {
     const org = await t.server.newOrg({ plan: 'pro' });
     const names = Array.from({ length: TAGS_PER_RESOURCE_MAX + 1 }, (_, i) => `t${i}`);
